@@ -1,0 +1,1 @@
+"""The annotation store: reading notes, ratings, status and personal tags in SQLite."""

@@ -1,0 +1,3 @@
+from bib.cli import main
+
+main()
