@@ -1,0 +1,181 @@
+"""Topic tags: which vocabulary topics an abstract is about, and the words that say so.
+
+Matching works on a folded copy of the abstract (lower case, hyphens and dashes as spaces)
+that has the same length as the original, so every hit is already a span of the original
+text. Spelling variants (plural, joined or hyphenated, British or American) were expanded
+when the vocabulary was compiled, so the text itself is never rewritten word by word.
+Hits must be whole words; where hits overlap the leftmost, then longest, wins ("sparse
+mixture of experts" rather than "mixture of experts" and "experts").
+
+An acronym the abstract defines after a matched long form ("Sparse Mixture of Experts
+(SMoE)") carries the long form's topic to its later uses, even when the vocabulary does
+not know the acronym.
+
+Ranking weighs how often a topic is mentioned, how early, and how specific it is; a
+generic topic ("machine learning", "optimization") loses weight when a more specific
+topic below it in the tree is also present.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from bib.extract.vocabulary import SEPARATORS, Vocabulary, fold, initials
+from bib.record import Span
+
+_ACRONYM = re.compile(r"\s*\(\s*([A-Za-z][A-Za-z0-9\-]{0,15}?)(s)?\s*[);,]")
+
+MIN_SCORE = 0.9
+"""Below this a topic is a passing mention, not what the paper is about."""
+SPECIFICITY_WEIGHT = (0.25, 0.55, 0.85, 1.0, 1.1, 1.15)
+"""Weight by specificity 0, 1, 2, ...: umbrella topics rank below specific ones."""
+
+
+@dataclass(frozen=True, slots=True)
+class TopicMatch:
+    slug: str
+    label: str
+    evidence: tuple[Span, ...]
+    score: float
+
+
+def _word_char(ch: str) -> bool:
+    return ch.isalnum()
+
+
+def _bounded(text: str, start: int, end: int) -> bool:
+    return (start == 0 or not _word_char(text[start - 1])) and (
+        end == len(text) or not _word_char(text[end])
+    )
+
+
+def _collapse(folded: str) -> tuple[str, list[int]]:
+    """Squeeze runs of whitespace to one space, keeping where each kept character came from."""
+    out: list[str] = []
+    where: list[int] = []
+    previous_space = False
+    for index, ch in enumerate(folded):
+        space = ch == " "
+        if space and previous_space:
+            continue
+        out.append(ch)
+        where.append(index)
+        previous_space = space
+    where.append(len(folded))
+    return "".join(out), where
+
+
+def _folded_view(text: str) -> tuple[str, list[int] | None]:
+    """The folded text and, when it is not the same length as `text`, an offset map."""
+    folded = fold(text)
+    if len(folded) != len(text):
+        folded = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
+        folded = folded.translate(str.maketrans({c: " " for c in SEPARATORS}))
+    if "  " in folded:
+        return _collapse(folded)
+    return folded, None
+
+
+def raw_hits(text: str, vocabulary: Vocabulary) -> list[tuple[int, int, str]]:
+    """Every whole-word vocabulary hit as `(start, end, slug)`, overlaps resolved."""
+    compiled = vocabulary.compiled
+    folded, where = _folded_view(text)
+    hits: list[tuple[int, int, str]] = []
+    if len(compiled.folded):
+        for end, (length, slug) in compiled.folded.iter(folded):
+            start = end - length + 1
+            if _bounded(folded, start, end + 1):
+                if where is None:
+                    hits.append((start, end + 1, slug))
+                else:
+                    hits.append((where[start], where[end] + 1, slug))
+    if len(compiled.cased):
+        for end, (length, slug) in compiled.cased.iter(text):
+            start = end - length + 1
+            if _bounded(text, start, end + 1):
+                hits.append((start, end + 1, slug))
+    hits.sort(key=lambda h: (h[0], h[0] - h[1]))
+    kept: list[tuple[int, int, str]] = []
+    reach = -1
+    for hit in hits:
+        if hit[0] >= reach:
+            kept.append(hit)
+            reach = hit[1]
+    return kept
+
+
+def defined_acronyms(text: str, hits: list[tuple[int, int, str]]) -> dict[str, str]:
+    """Acronyms the abstract defines right after a matched long form, mapped to its topic."""
+    out: dict[str, str] = {}
+    for start, end, slug in hits:
+        m = _ACRONYM.match(text, end)
+        if not m:
+            continue
+        acronym = m.group(1)
+        letters = "".join(c for c in acronym.upper() if c.isalpha())
+        if sum(c.isupper() for c in acronym) < 2 or acronym in out:
+            continue
+        words = re.findall(r"[A-Za-z0-9]+", text[start:end].lower())
+        wanted = initials(words)
+        if wanted and _subsequence(wanted, letters):
+            out[acronym] = slug
+    return out
+
+
+def _subsequence(needle: str, haystack: str) -> bool:
+    it = iter(haystack)
+    return all(c in it for c in needle)
+
+
+def acronym_spans(text: str, acronym: str) -> list[Span]:
+    spans: list[Span] = []
+    start = text.find(acronym)
+    while start != -1:
+        end = start + len(acronym)
+        if end < len(text) and text[end] == "s":
+            end += 1
+        if _bounded(text, start, end):
+            spans.append((start, end))
+        start = text.find(acronym, start + 1)
+    return spans
+
+
+def match_topics(text: str, vocabulary: Vocabulary, *, max_topics: int = 8) -> list[TopicMatch]:
+    """The abstract's topics, best first, at most `max_topics`, each with its evidence."""
+    if not text:
+        return []
+    hits = raw_hits(text, vocabulary)
+    spans: dict[str, set[Span]] = {}
+    for start, end, slug in hits:
+        spans.setdefault(slug, set()).add((start, end))
+    for acronym, slug in defined_acronyms(text, hits).items():
+        spans[slug].update(acronym_spans(text, acronym))
+    for topic in vocabulary.combinations:
+        if all(part in spans for part in topic.combines):
+            spans.setdefault(topic.slug, set()).update(spans.pop(topic.combines[0]))
+    if not spans:
+        return []
+    scored = _rank(spans, vocabulary, len(text))
+    return [m for m in scored if m.score >= MIN_SCORE][:max_topics]
+
+
+def _rank(spans: dict[str, set[Span]], vocabulary: Vocabulary, length: int) -> list[TopicMatch]:
+    present = set(spans)
+    covered: set[str] = set()
+    for slug in present:
+        covered.update(vocabulary.ancestors(slug))
+    out: list[TopicMatch] = []
+    for slug, found in spans.items():
+        evidence = tuple(sorted(found))
+        specificity = vocabulary.specificity(slug)
+        weight = SPECIFICITY_WEIGHT[min(specificity, len(SPECIFICITY_WEIGHT) - 1)]
+        if slug in covered and specificity <= 1:
+            weight *= 0.6
+        frequency = 1.0 + math.log(len(evidence))
+        position = 1.0 - evidence[0][0] / max(length, 1)
+        score = weight * (frequency + 0.5 * position)
+        out.append(TopicMatch(slug, vocabulary.topics[slug].label, evidence, round(score, 4)))
+    out.sort(key=lambda m: (-m.score, m.evidence[0][0], m.slug))
+    return out

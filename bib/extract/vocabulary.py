@@ -1,0 +1,368 @@
+"""The tag vocabulary: topics, datasets and models, loaded from data files and compiled once.
+
+The shipped lists live in `bib/data/{topics,datasets,models}.json`; a user file (`--vocab`)
+adds or overrides entries (topics by slug, datasets and models by name) and is validated
+against the same schema (`schema/vocabulary.schema.json`), so a typo is one clear error
+naming the file and the JSON path instead of a silently ignored topic.
+
+Compilation turns every synonym into its spelling variants (plural, hyphenated or joined,
+British or American) and puts them all into one Aho-Corasick automaton over folded text;
+abbreviations go into a second, case-sensitive automaton. Matching a record then costs two
+linear passes over its abstract however large the vocabulary is.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cache, cached_property
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import ahocorasick
+import jsonschema
+
+import schema
+from bib.errors import BibError
+
+SEPARATORS = "-\u2010\u2011\u2012\u2013\u2014\u2212_/\n\r\t\u00a0"
+FOLD_TABLE = str.maketrans({c: " " for c in SEPARATORS})
+"""Characters that separate words as a space does; one-for-one, so offsets survive folding."""
+
+_BRITISH_WORDS = {
+    "behaviour": "behavior",
+    "colour": "color",
+    "neighbour": "neighbor",
+    "favour": "favor",
+    "labour": "labor",
+    "modelling": "modeling",
+    "modelled": "modeled",
+    "labelling": "labeling",
+    "labelled": "labeled",
+    "travelling": "traveling",
+    "centre": "center",
+    "analyse": "analyze",
+    "analysed": "analyzed",
+    "catalogue": "catalog",
+    "defence": "defense",
+    "licence": "license",
+    "programme": "program",
+    "memorisation": "memorization",
+    "judgement": "judgment",
+    "grey": "gray",
+    "artefact": "artifact",
+}
+_AMERICAN_WORDS = {american: british for british, american in _BRITISH_WORDS.items()}
+_IZE = re.compile(r"^(\w{2,}?)(iz)(e|ed|es|ing|er|ers|ation|ations)$")
+_ISE = re.compile(r"^(\w{2,}?)(is)(ation|ations)$")
+_ISE_VERB = re.compile(r"^(\w+?)is(e|ed|es|ing)$")
+_ISE_VERBS = frozenset(
+    "optim general token normal regular minim maxim summar recogn character parameter quant "
+    "visual personal special organ util random synthes emphas categor standard real prior "
+    "vector linear stabil central local initial factor custom".split()
+)
+_FUNCTION_WORDS = frozenset("a an and as at by for from in of on or the to via with".split())
+
+
+def spelling_variants(word: str) -> set[str]:
+    """American and British spellings of one lower-case word (optimization/optimisation)."""
+    variants = {word}
+    if word in _BRITISH_WORDS:
+        variants.add(_BRITISH_WORDS[word])
+    if word in _AMERICAN_WORDS:
+        variants.add(_AMERICAN_WORDS[word])
+    if m := _IZE.match(word):
+        if m.group(3).startswith("ation") or m.group(1) in _ISE_VERBS:
+            variants.add(f"{m.group(1)}is{m.group(3)}")
+    if m := _ISE.match(word):
+        variants.add(f"{m.group(1)}iz{m.group(3)}")
+    if (m := _ISE_VERB.match(word)) and m.group(1) in _ISE_VERBS:
+        variants.add(f"{m.group(1)}iz{m.group(2)}")
+    return variants
+
+
+def number_variants(word: str) -> set[str]:
+    """The singular and plural of a lower-case noun, as far as simple English rules go."""
+    forms = {word}
+    if not word[-1:].isalpha() or len(word) < 3:
+        return forms
+    if word.endswith("ies") and len(word) > 4:
+        forms.add(word[:-3] + "y")
+    elif word.endswith(("sses", "xes", "ches", "shes")):
+        forms.add(word[:-2])
+    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        forms.add(word[:-1])
+    elif word.endswith("y") and word[-2:-1] not in set("aeiou"):
+        forms.add(word[:-1] + "ies")
+    elif word.endswith(("s", "x", "ch", "sh")):
+        forms.add(word + "es")
+    else:
+        forms.add(word + "s")
+    return forms
+
+
+def fold(text: str) -> str:
+    """Lower-case `text` and turn hyphens, dashes, slashes and line breaks into spaces."""
+    return text.lower().translate(FOLD_TABLE)
+
+
+def phrase_variants(phrase: str, limit: int = 96) -> set[str]:
+    """Every folded surface form a synonym may take in an abstract."""
+    raw = phrase.strip()
+    tokens = re.split(r"(\s+|[" + re.escape(SEPARATORS) + r"])", raw.lower())
+    words: list[str] = []
+    gaps: list[bool] = []
+    for token in tokens:
+        if not token:
+            continue
+        if token.isspace() or (len(token) == 1 and token in SEPARATORS):
+            if words and len(gaps) < len(words):
+                gaps.append(token.strip() != "")
+            continue
+        words.append(token)
+    gaps = gaps[: max(len(words) - 1, 0)]
+    if not words:
+        return set()
+    choices: list[list[str]] = []
+    for i, word in enumerate(words):
+        forms = spelling_variants(word)
+        if i == len(words) - 1:
+            forms = {n for f in forms for n in number_variants(f)}
+        choices.append(sorted(forms))
+    joins = [[" ", ""] if hyphen else [" "] for hyphen in gaps]
+    out: set[str] = set()
+    for combo in itertools.product(*choices):
+        for glue in itertools.product(*joins):
+            text = combo[0] + "".join(g + w for g, w in zip(glue, combo[1:], strict=True))
+            out.add(text)
+            if len(out) >= limit:
+                return out
+    return out
+
+
+def initials(words: Iterable[str]) -> str:
+    """Upper-case initials of the content words, for checking a defined acronym."""
+    return "".join(w[0].upper() for w in words if w and w not in _FUNCTION_WORDS)
+
+
+@dataclass(frozen=True, slots=True)
+class Topic:
+    slug: str
+    label: str
+    parent: str | None = None
+    synonyms: tuple[str, ...] = ()
+    abbreviations: tuple[str, ...] = ()
+    specificity: int | None = None
+    combines: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Entity:
+    """A curated dataset or model name with its aliases."""
+
+    name: str
+    aliases: tuple[str, ...] = ()
+    contextual: bool = False
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (self.name, *self.aliases)
+
+
+@dataclass(frozen=True)
+class CompiledTopics:
+    """The automata a record is scanned with; built once per vocabulary."""
+
+    folded: Any
+    """Automaton over `fold(text)`; values are `(length, slug)`."""
+    cased: Any
+    """Automaton over the original text for abbreviations; values are `(length, slug)`."""
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    topics: Mapping[str, Topic]
+    datasets: tuple[Entity, ...] = ()
+    models: tuple[Entity, ...] = ()
+    sources: tuple[str, ...] = ()
+    _depths: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
+
+    def depth(self, slug: str) -> int:
+        if slug not in self._depths:
+            depth, seen, node = 0, {slug}, self.topics[slug].parent
+            while node and node in self.topics and node not in seen:
+                seen.add(node)
+                depth += 1
+                node = self.topics[node].parent
+            self._depths[slug] = depth
+        return self._depths[slug]
+
+    def specificity(self, slug: str) -> int:
+        """How specific a topic is: its `specificity`, else its depth in the tree."""
+        topic = self.topics[slug]
+        return topic.specificity if topic.specificity is not None else self.depth(slug)
+
+    def ancestors(self, slug: str) -> list[str]:
+        out: list[str] = []
+        node = self.topics[slug].parent
+        while node and node in self.topics and node not in out:
+            out.append(node)
+            node = self.topics[node].parent
+        return out
+
+    @cached_property
+    def combinations(self) -> tuple[Topic, ...]:
+        """Topics that stand for another topic in a given context (see `combines`)."""
+        return tuple(
+            t for t in self.topics.values() if t.combines and all(c in self.topics for c in t.combines)
+        )
+
+    @cached_property
+    def compiled(self) -> CompiledTopics:
+        return compile_topics(self)
+
+
+def compile_topics(vocabulary: Vocabulary) -> CompiledTopics:
+    """Build the two automata. Where two topics claim one phrase, the more specific wins."""
+    folded: dict[str, str] = {}
+    cased: dict[str, str] = {}
+
+    def claim(table: dict[str, str], key: str, slug: str) -> None:
+        owner = table.get(key)
+        if owner is None or vocabulary.specificity(slug) >= vocabulary.specificity(owner):
+            table[key] = slug
+
+    for topic in vocabulary.topics.values():
+        for phrase in (topic.label, *topic.synonyms):
+            for variant in phrase_variants(phrase):
+                claim(folded, variant, topic.slug)
+        for abbreviation in topic.abbreviations:
+            for variant in (abbreviation, abbreviation + "s"):
+                claim(cased, variant, topic.slug)
+    return CompiledTopics(folded=_automaton(folded), cased=_automaton(cased))
+
+
+def _automaton(table: Mapping[str, str]) -> Any:
+    automaton = ahocorasick.Automaton()
+    for key, slug in table.items():
+        automaton.add_word(key, (len(key), slug))
+    if len(automaton):
+        automaton.make_automaton()
+    return automaton
+
+
+# ---------------------------------------------------------------- loading
+
+
+def _data(name: str) -> dict[str, Any]:
+    return json.loads(resources.files("bib").joinpath("data", name).read_text(encoding="utf-8"))
+
+
+def validate(document: Any, path: str | Path) -> None:
+    """Check a vocabulary document against the schema; BibError names the first bad place."""
+    validator = jsonschema.Draft202012Validator(schema.load("vocabulary.schema.json"))
+    errors = sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path))
+    if errors:
+        error = errors[0]
+        where = _json_path(error.absolute_path)
+        raise BibError(f"{where}: {error.message}" if where else error.message, path)
+    topics = document.get("topics", []) if isinstance(document, dict) else []
+    seen: set[str] = set()
+    for index, topic in enumerate(topics):
+        if topic["slug"] in seen:
+            raise BibError(f"topics[{index}].slug: duplicate slug {topic['slug']!r}", path)
+        seen.add(topic["slug"])
+
+
+def _json_path(parts: Iterable[str | int]) -> str:
+    out = ""
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
+    return out
+
+
+def _topic(raw: Mapping[str, Any]) -> Topic:
+    return Topic(
+        slug=raw["slug"],
+        label=raw["label"],
+        parent=raw.get("parent"),
+        synonyms=tuple(raw.get("synonyms", ())),
+        abbreviations=tuple(raw.get("abbreviations", ())),
+        specificity=raw.get("specificity"),
+        combines=tuple(raw.get("combines", ())),
+    )
+
+
+def _entity(raw: Mapping[str, Any]) -> Entity:
+    return Entity(
+        name=raw["name"],
+        aliases=tuple(raw.get("aliases", ())),
+        contextual=bool(raw.get("contextual", False)),
+    )
+
+
+def _merge_entities(base: tuple[Entity, ...], extra: list[Mapping[str, Any]]) -> tuple[Entity, ...]:
+    by_name = {e.name: e for e in base}
+    for raw in extra:
+        if raw.get("disabled"):
+            by_name.pop(raw["name"], None)
+        else:
+            by_name[raw["name"]] = _entity(raw)
+    return tuple(by_name.values())
+
+
+@cache
+def shipped() -> Vocabulary:
+    """The vocabulary shipped with `bib` (validated by the test suite, not at every start)."""
+    topics = {t["slug"]: _topic(t) for t in _data("topics.json")["topics"]}
+    return Vocabulary(
+        topics=topics,
+        datasets=tuple(_entity(e) for e in _data("datasets.json")["datasets"]),
+        models=tuple(_entity(e) for e in _data("models.json")["models"]),
+        sources=("bib/data/topics.json", "bib/data/datasets.json", "bib/data/models.json"),
+    )
+
+
+def read_user_file(path: str | Path) -> dict[str, Any]:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise BibError(f"cannot read vocabulary: {exc.strerror or exc}", path) from None
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BibError(f"not valid JSON: {exc.msg}", path, exc.lineno) from None
+    validate(document, path)
+    return document
+
+
+def load(user_files: Iterable[str | Path] = ()) -> Vocabulary:
+    """The shipped vocabulary, extended and overridden by user files in order."""
+    vocabulary = shipped()
+    for path in user_files:
+        vocabulary = extend(vocabulary, read_user_file(path), str(path))
+    return vocabulary
+
+
+def extend(base: Vocabulary, document: Mapping[str, Any], source: str) -> Vocabulary:
+    """A new vocabulary with `document`'s entries added to `base` or replacing them."""
+    topics = dict(base.topics)
+    for raw in document.get("topics", []):
+        if raw.get("disabled"):
+            topics.pop(raw["slug"], None)
+        else:
+            topics[raw["slug"]] = _topic(raw)
+    for index, raw in enumerate(document.get("topics", [])):
+        parent = raw.get("parent")
+        if not raw.get("disabled") and parent and parent not in topics:
+            raise BibError(f"topics[{index}].parent: unknown topic {parent!r}", source)
+    return Vocabulary(
+        topics=topics,
+        datasets=_merge_entities(base.datasets, document.get("datasets", [])),
+        models=_merge_entities(base.models, document.get("models", [])),
+        sources=(*base.sources, source),
+    )
