@@ -77,7 +77,9 @@ def expand(inputs: Iterable[Path | str]) -> list[Path]:
     for item in inputs:
         path = Path(item)
         if str(item) != STDIN and path.is_dir():
-            found = sorted(p for p in path.iterdir() if p.suffix.lower() in SUFFIXES and p.is_file())
+            found = sorted(
+                p for p in path.iterdir() if p.suffix.lower() in SUFFIXES and p.is_file()
+            )
             if not found:
                 raise BibError("directory has no .txt, .md, .bib or .json files", path)
             paths.extend(found)

@@ -123,9 +123,7 @@ def scan(text: str, path: str) -> list[_Span]:
                     break  # the next entry starts: this one was never closed
             i += 1
         if not closed:
-            raise BibError(
-                f"unbalanced braces: @{kind} entry is never closed", path, start_line
-            )
+            raise BibError(f"unbalanced braces: @{kind} entry is never closed", path, start_line)
         if kind not in ("comment", "preamble", "string"):
             key = text[match.end() : i].split(",", 1)[0].strip()
             if not key or "=" in key:
@@ -259,5 +257,8 @@ def read(data: bytes, path: str | Path) -> Iterator[Record]:
         entry = entries.get(span.key.casefold())
         if entry is None:
             raise BibError(f"cannot parse @{span.kind} entry '{span.key}'", path, span.line)
-        yield _record({k.lower() if k not in ("ENTRYTYPE", "ID") else k: v
-                       for k, v in entry.items()}, path, span.line)
+        yield _record(
+            {k.lower() if k not in ("ENTRYTYPE", "ID") else k: v for k, v in entry.items()},
+            path,
+            span.line,
+        )

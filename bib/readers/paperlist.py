@@ -123,9 +123,7 @@ def _entries(blocks: list[tuple[int, list[str]]]) -> Iterator[_Entry]:
         yield current
 
 
-def _venue_fields(
-    path: str, venue: str | None, year: int | None
-) -> dict[str, str | int | None]:
+def _venue_fields(path: str, venue: str | None, year: int | None) -> dict[str, str | int | None]:
     if not venue and not year:
         raise BibError(
             "no venue and year: start the list with a line such as 'ICML 2026 Papers' "
