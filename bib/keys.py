@@ -22,13 +22,56 @@ SAFE_SOURCE_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_:-]*[A-Za-z0-9]|[A-Za-z]")
 """Keys that BibTeX, biber and pandoc all read without quoting: kept as given."""
 
 STOPWORDS = frozenset(
-    "a an the on of for to in with via and or is are do does can how why what when where "
-    "which toward towards from by at as into beyond under over rethinking revisiting "
-    "learning only this these our their its new novel".split()
+    [
+        "a",
+        "an",
+        "the",
+        "on",
+        "of",
+        "for",
+        "to",
+        "in",
+        "with",
+        "via",
+        "and",
+        "or",
+        "is",
+        "are",
+        "do",
+        "does",
+        "can",
+        "how",
+        "why",
+        "what",
+        "when",
+        "where",
+        "which",
+        "toward",
+        "towards",
+        "from",
+        "by",
+        "at",
+        "as",
+        "into",
+        "beyond",
+        "under",
+        "over",
+        "rethinking",
+        "revisiting",
+        "learning",
+        "only",
+        "this",
+        "these",
+        "our",
+        "their",
+        "its",
+        "new",
+        "novel",
+    ]
 )
 _FOLD = str.maketrans(
     {"ß": "ss", "æ": "ae", "Æ": "ae", "ø": "o", "Ø": "o", "ł": "l", "Ł": "l", "đ": "d",
-     "Đ": "d", "þ": "th", "Þ": "th", "œ": "oe", "Œ": "oe", "ı": "i", "ð": "d"}
+     "Đ": "d", "þ": "th", "Þ": "th", "œ": "oe", "Œ": "oe", "\u0131": "i", "ð": "d"}
 )  # fmt: skip
 _NON_KEY = re.compile(r"[^a-z0-9]+")
 MAX_BASE = 24

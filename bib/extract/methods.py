@@ -27,12 +27,31 @@ _TRIGGER = re.compile(
     r"|we\s+(?:explore|address|tackle)\s+(?:this|these|it)\s+(?:with|via|through|using))\b\s+",
     re.IGNORECASE,
 )
-_TOKEN = r"[A-Z0-9][\w.]*?(?:[-‐][\w]+)*"
-_WORD = re.compile(r"[A-Za-z0-9][\w]*(?:[-‐–][\w]+)*")
-_CAP_TOKEN = re.compile(r"(?:[A-Z][\w]*|\d+[A-Za-z][\w]*)(?:[-‐][\w]+)*")
+_TOKEN = r"[A-Z0-9][\w.]*?(?:[-\u2010][\w]+)*"
+_WORD = re.compile(r"[A-Za-z0-9][\w]*(?:[-\u2010\u2013][\w]+)*")
+_CAP_TOKEN = re.compile(r"(?:[A-Z][\w]*|\d+[A-Za-z][\w]*)(?:[-\u2010][\w]+)*")
 _ARTICLE = re.compile(r"(?:the|a|an)\s+", re.IGNORECASE)
 _FUNCTION = frozenset(
-    "of for and via with from in on to the a an through by under at as or".split()
+    [
+        "of",
+        "for",
+        "and",
+        "via",
+        "with",
+        "from",
+        "in",
+        "on",
+        "to",
+        "the",
+        "a",
+        "an",
+        "through",
+        "by",
+        "under",
+        "at",
+        "as",
+        "or",
+    ]
 )
 _CONNECTOR = re.compile(
     r"\s*(?:[,:;.(]|$)|\s+(?:series|to|which|that|as|for|with|in|on|by|is|was|achieves)\b"
@@ -112,7 +131,7 @@ def long_form(head: str, acronym: str) -> str:
     """The words an acronym abbreviates, from the words before its parenthesis.
 
     Title-case runs first (`Convex Optimization for ... Algorithm`), else the
-    Schwartz-Hearst match of the acronym's letters (`hybrid episodic–procedural ...`).
+    Schwartz-Hearst match of the acronym's letters (`hybrid episodic-procedural ...`).
     """
     words = head.split()
     run: list[str] = []
@@ -131,16 +150,17 @@ def long_form(head: str, acronym: str) -> str:
 
 def _schwartz_hearst(words: list[str], letters: list[str]) -> str:
     text = " ".join(words)
-    s, l = len(letters) - 1, len(text) - 1
-    while s >= 0:
-        char = letters[s]
-        while l >= 0 and (text[l].lower() != char or (s == 0 and l > 0 and text[l - 1].isalnum())):
-            l -= 1
-        if l < 0:
+    pos = len(text) - 1
+    for index in range(len(letters) - 1, -1, -1):
+        char = letters[index]
+        while pos >= 0 and (
+            text[pos].lower() != char or (index == 0 and pos > 0 and text[pos - 1].isalnum())
+        ):
+            pos -= 1
+        if pos < 0:
             return ""
-        s -= 1
-        l -= 1
-    start = text.rfind(" ", 0, l + 1) + 1
+        pos -= 1
+    start = text.rfind(" ", 0, pos + 2) + 1
     return text[start:].strip()
 
 
@@ -173,10 +193,10 @@ def _from_object(obj: str, base: int) -> _Candidate | None:
                 break
             pos += 1
         name = " ".join(run)
-        if run and _CONNECTOR.match(body, len(name)) and (len(run) > 1 or len(name) > 1):
-            if len(run) == 1 or all(w[0].isupper() for w in run):
-                after = re.sub(r"^\s+series\b", "", body[len(name) :])
-                return _Candidate(name, "", _description(after), offset, offset + len(name))
+        fits = (len(run) == 1 and len(name) > 1) or all(w[0].isupper() for w in run[1:])
+        if run and fits and _CONNECTOR.match(body, len(name)):
+            after = re.sub(r"^\s+series\b", "", body[len(name) :])
+            return _Candidate(name, "", _description(after), offset, offset + len(name))
         return None
     named = re.match(
         r"([^,()]{3,160}?),\s+(?:(?:named|called|dubbed)\s+)?("
@@ -206,9 +226,9 @@ def _from_paren(head: str, inner: str) -> tuple[str, str] | None:
             return head, inner
         long = long_form(head, inner)
         return (inner, long) if long else (inner, head if len(head_words) <= 8 else "")
-    if len(head_words) == 1 and (_is_name_like(head) or head[0].isupper()):
-        if len(inner_words) > 1 and not inner.lower().startswith(("e.g", "i.e", "see ")):
-            return head, inner
+    named_head = len(head_words) == 1 and (_is_name_like(head) or head[0].isupper())
+    if named_head and len(inner_words) > 1 and not inner.lower().startswith(("e.g", "i.e")):
+        return head, inner
     return None
 
 

@@ -18,8 +18,34 @@ from bib.record import Record
 
 MAX_WORDS = 12
 _MINOR = frozenset(
-    "a an the and or nor but of for to in on at by via with from as into over under per vs"
-    " versus than through".split()
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "nor",
+        "but",
+        "of",
+        "for",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "via",
+        "with",
+        "from",
+        "as",
+        "into",
+        "over",
+        "under",
+        "per",
+        "vs",
+        "versus",
+        "than",
+        "through",
+    ]
 )
 _CUT_BEFORE = _MINOR - {"a", "an", "the", "and", "or", "nor", "but"} | {"while", "when"}
 _DROP = re.compile(r"\b(?:novel|new|simple|principled|comprehensive)\s+", re.IGNORECASE)
@@ -36,7 +62,8 @@ _FINDING = re.compile(
     re.IGNORECASE,
 )
 _STOP = re.compile(
-    r",?\s+(?:that|which|where|whose|who|while|thereby|leading|yielding|enabling)\b|[,(]|\s+to\s+\w+\b(?<!\bto the)"
+    r",?\s+(?:that|which|where|whose|who|while|thereby|leading|yielding|enabling)\b"
+    r"|[,(]|\s+to\s+\w+\b(?<!\bto the)"
 )
 _SENTENCE = re.compile(r"[^.!?]+[.!?]?")
 
@@ -47,7 +74,7 @@ def title_case(text: str) -> str:
     out = []
     for index, word in enumerate(words):
         first = index == 0 or out[-1].endswith(":")
-        pieces = re.split(r"([-–])", word)
+        pieces = re.split(r"([-\u2013])", word)
         parts, dashes = pieces[::2], pieces[1::2]
         cased = []
         for part_index, part in enumerate(parts):
@@ -77,7 +104,7 @@ def shorten(phrase: str, max_words: int = MAX_WORDS) -> str:
         words = words[: cuts[-1]] if cuts else words[:max_words]
     while words and words[-1].lower() in _MINOR:
         words.pop()
-    return " ".join(words).strip(" ,.;:!?—–-")
+    return " ".join(words).strip(" ,.;:!?\u2014\u2013-")
 
 
 def from_method(method: Method) -> str:

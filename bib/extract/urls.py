@@ -22,7 +22,7 @@ _URL = re.compile(
 )
 _TRAILING = ".,;:!?'\"*_"
 _CODE_HOSTS = ("github.com", "gitlab.com", "bitbucket.org", "huggingface.co", "hf.co",
-               "codeberg.org", "sourceforge.net", "anonymous.4open.science", "colab.research.google.com")  # fmt: skip
+               "codeberg.org", "sourceforge.net", "anonymous.4open.science")  # fmt: skip
 _PAPER_HOSTS = ("arxiv.org", "doi.org", "dx.doi.org", "openreview.net", "aclanthology.org",
                 "proceedings.mlr.press", "papers.nips.cc", "proceedings.neurips.cc",
                 "openaccess.thecvf.com", "dl.acm.org", "ieeexplore.ieee.org")  # fmt: skip
@@ -38,11 +38,11 @@ class FoundURL:
 def clean(url: str) -> str:
     """A URL without trailing punctuation or unbalanced closing brackets; scheme added."""
     while url:
-        if url[-1] in _TRAILING:
-            url = url[:-1]
-        elif url[-1] == ")" and url.count("(") < url.count(")"):
-            url = url[:-1]
-        elif url[-1] == "]" and url.count("[") < url.count("]"):
+        if (
+            url[-1] in _TRAILING
+            or (url[-1] == ")" and url.count("(") < url.count(")"))
+            or (url[-1] == "]" and url.count("[") < url.count("]"))
+        ):
             url = url[:-1]
         else:
             break

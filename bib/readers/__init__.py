@@ -25,7 +25,7 @@ def sniff(data: bytes) -> str:
     head = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
     if head in (b"[", b"{"):
         return "csl-json"
-    if head == b"@" or b"\n@" in data[:4096] and b"{" in data[:4096]:
+    if head == b"@" or (b"\n@" in data[:4096] and b"{" in data[:4096]):
         return "bibtex"
     return "paperlist"
 

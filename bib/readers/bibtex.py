@@ -43,9 +43,30 @@ ENTRY_TYPES: dict[str, EntryType] = {
     "unpublished": EntryType.MISC,
 }
 _CONSUMED = frozenset(
-    "ENTRYTYPE ID title author booktitle journal journaltitle eventtitle publisher series "
-    "year date abstract url doi eprint archiveprefix eprinttype primaryclass keywords note "
-    "venue".split()
+    [
+        "ENTRYTYPE",
+        "ID",
+        "title",
+        "author",
+        "booktitle",
+        "journal",
+        "journaltitle",
+        "eventtitle",
+        "publisher",
+        "series",
+        "year",
+        "date",
+        "abstract",
+        "url",
+        "doi",
+        "eprint",
+        "archiveprefix",
+        "eprinttype",
+        "primaryclass",
+        "keywords",
+        "note",
+        "venue",
+    ]
 )
 _ENTRY_START = re.compile(r"@\s*([A-Za-z]+)\s*([{(])")
 _MATH = re.compile(r"(\$\$.+?\$\$|\$(?:\\.|[^$\\])+\$|\\\(.+?\\\)|\\\[.+?\\\])", re.DOTALL)
@@ -118,9 +139,8 @@ def scan(text: str, path: str) -> list[_Span]:
             elif char == ")" and paren and depth == 0:
                 closed = True
                 break
-            elif char == "@" and kind != "comment" and _ENTRY_START.match(text, i):
-                if text[:i].rstrip(" \t").endswith("\n"):
-                    break  # the next entry starts: this one was never closed
+            elif char == "@" and kind != "comment" and _starts_entry(text, i):
+                break  # the next entry starts: this one was never closed
             i += 1
         if not closed:
             raise BibError(f"unbalanced braces: @{kind} entry is never closed", path, start_line)
@@ -137,6 +157,11 @@ def scan(text: str, path: str) -> list[_Span]:
             spans.append(_Span(kind, key, start_line))
         pos = i + 1
     return spans
+
+
+def _starts_entry(text: str, pos: int) -> bool:
+    """An `@type{` at the start of a line: the next entry, whatever the braces say."""
+    return bool(_ENTRY_START.match(text, pos)) and text[:pos].rstrip(" \t").endswith("\n")
 
 
 def _split_names(value: str) -> list[str]:
