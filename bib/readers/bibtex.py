@@ -97,7 +97,8 @@ def to_unicode(value: str) -> str:
         elif "\\" in part:
             out.append(_latex().latex_to_text(part))
         else:
-            out.append(part.replace("{", "").replace("}", "").replace("~", " "))
+            plain = part.replace("{", "").replace("}", "").replace("~", " ")
+            out.append(plain.replace("---", "\u2014").replace("--", "\u2013"))
     text = "".join(out).replace("\xa0", " ")
     return " ".join(text.split())
 

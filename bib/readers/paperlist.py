@@ -25,7 +25,7 @@ from bib.record import EntryType, Link, LinkRole, Record, Source
 _YEAR = re.compile(r"(?<!\d)(19[5-9]\d|20\d\d)(?!\d)")
 _HEADING = re.compile(r"^#{2,6}\s+(.*)$")
 _FIELD = re.compile(r"^(title|authors?|url|link)\s*[:\uff1a]\s*(.*)$", re.IGNORECASE)
-_NUMBER = re.compile(r"^(?:\[\d{1,5}\]|\d{1,5}[.)])\s+")
+_NUMBER = re.compile(r"^(?:\[\d{1,5}\]|\d{1,5}[.)])(?:\s+|$)")
 _HEADER_MAX = 100
 _DOI_URL = re.compile(r"^https?://(?:dx\.)?doi\.org/(10\.\S+)$", re.IGNORECASE)
 
@@ -72,7 +72,7 @@ def _is_header(block: list[str]) -> bool:
     if len(block) != 1 or len(block[0]) > _HEADER_MAX:
         return False
     line = block[0]
-    if _HEADING.match(line) or _FIELD.match(line):
+    if _HEADING.match(line) or _FIELD.match(line) or line.endswith((".", "!", "?")):
         return False
     return bool(line.startswith("# ") or _YEAR.search(line) or venues.find(line))
 
