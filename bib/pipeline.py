@@ -14,6 +14,7 @@ from typing import BinaryIO
 
 from bib import keys, merge, readers
 from bib.extract.methods import tag_methods
+from bib.extract.tags import tag_stream
 from bib.extract.titles import derive_titles
 from bib.extract.urls import tag_urls
 from bib.record import Record
@@ -25,8 +26,7 @@ DEFAULT_STAGES: tuple[Stage, ...] = (
     tag_methods,
     tag_urls,
     derive_titles,
-    # The tags stage (issue 3) plugs in here: `bib.extract.tags.tag_records` runs after
-    # titles, on records that already carry their METHOD and CODE tags.
+    tag_stream,
 )
 DEFAULT = DEFAULT_STAGES
 

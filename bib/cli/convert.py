@@ -12,6 +12,7 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from bib import pipeline, writers
 from bib.atomic import write_atomic
+from bib.cli.tags import max_topics_option, tag_stages, vocabulary_option
 from bib.errors import BibError
 from bib.readers import FORMATS
 from bib.record import Record, TagKind
@@ -108,6 +109,8 @@ def _progress_stage(console: Console) -> pipeline.Stage:
 @click.option(
     "--tags", "tag_text", metavar="KINDS", help="Tag kinds written as keywords, e.g. topic,method."
 )
+@vocabulary_option
+@max_topics_option
 def convert(
     inputs: tuple[str, ...],
     fmt: str | None,
@@ -117,6 +120,8 @@ def convert(
     source_format: str | None,
     ascii_only: bool,
     tag_text: str | None,
+    vocab_files: tuple[Path, ...],
+    max_topics: int,
 ) -> None:
     """Convert paper lists, BibTeX and CSL-JSON into BibTeX, BibLaTeX and CSL-JSON.
 
@@ -136,7 +141,7 @@ def convert(
     targets = _targets(outputs, fmt)
     kinds = _tag_kinds(tag_text)
     console = Console(stderr=True)
-    stages = list(pipeline.DEFAULT_STAGES)
+    stages = tag_stages(vocab_files, max_topics)
     if sys.stderr.isatty():
         stages.append(_progress_stage(console))
     result = pipeline.run(

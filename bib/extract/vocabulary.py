@@ -61,11 +61,61 @@ _IZE = re.compile(r"^(\w{2,}?)(iz)(e|ed|es|ing|er|ers|ation|ations)$")
 _ISE = re.compile(r"^(\w{2,}?)(is)(ation|ations)$")
 _ISE_VERB = re.compile(r"^(\w+?)is(e|ed|es|ing)$")
 _ISE_VERBS = frozenset(
-    "optim general token normal regular minim maxim summar recogn character parameter quant "
-    "visual personal special organ util random synthes emphas categor standard real prior "
-    "vector linear stabil central local initial factor custom".split()
+    [
+        "optim",
+        "general",
+        "token",
+        "normal",
+        "regular",
+        "minim",
+        "maxim",
+        "summar",
+        "recogn",
+        "character",
+        "parameter",
+        "quant",
+        "visual",
+        "personal",
+        "special",
+        "organ",
+        "util",
+        "random",
+        "synthes",
+        "emphas",
+        "categor",
+        "standard",
+        "real",
+        "prior",
+        "vector",
+        "linear",
+        "stabil",
+        "central",
+        "local",
+        "initial",
+        "factor",
+        "custom",
+    ]
 )
-_FUNCTION_WORDS = frozenset("a an and as at by for from in of on or the to via with".split())
+_FUNCTION_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "as",
+        "at",
+        "by",
+        "for",
+        "from",
+        "in",
+        "of",
+        "on",
+        "or",
+        "the",
+        "to",
+        "via",
+        "with",
+    ]
+)
 
 
 def spelling_variants(word: str) -> set[str]:
@@ -75,9 +125,9 @@ def spelling_variants(word: str) -> set[str]:
         variants.add(_BRITISH_WORDS[word])
     if word in _AMERICAN_WORDS:
         variants.add(_AMERICAN_WORDS[word])
-    if m := _IZE.match(word):
-        if m.group(3).startswith("ation") or m.group(1) in _ISE_VERBS:
-            variants.add(f"{m.group(1)}is{m.group(3)}")
+    m = _IZE.match(word)
+    if m and (m.group(3).startswith("ation") or m.group(1) in _ISE_VERBS):
+        variants.add(f"{m.group(1)}is{m.group(3)}")
     if m := _ISE.match(word):
         variants.add(f"{m.group(1)}iz{m.group(3)}")
     if (m := _ISE_VERB.match(word)) and m.group(1) in _ISE_VERBS:
@@ -218,7 +268,9 @@ class Vocabulary:
     def combinations(self) -> tuple[Topic, ...]:
         """Topics that stand for another topic in a given context (see `combines`)."""
         return tuple(
-            t for t in self.topics.values() if t.combines and all(c in self.topics for c in t.combines)
+            t
+            for t in self.topics.values()
+            if t.combines and all(c in self.topics for c in t.combines)
         )
 
     @cached_property

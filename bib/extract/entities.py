@@ -1,0 +1,292 @@
+"""Dataset and model tags: named benchmarks and models, from curated lists plus a few patterns.
+
+Precision matters more than recall here: a wrong `dataset` keyword in a bibliography is
+worse than a missing one. So a name is tagged when it is curated (`bib/data/datasets.json`,
+`bib/data/models.json`) or when its shape and context leave little doubt:
+
+- `X-Bench`, `XBench`, `X Bench` are benchmarks;
+- name-like words (inner capitals or digits: `ComplexLP`, `MATH500`) or a list of capitalised
+  words right before `benchmark(s)`/`dataset(s)`, or inside parentheses right after them;
+- a curated model family followed by a version or size (`Qwen2.5-7B-Instruct`,
+  `Llama-3.1-8B`, `LLaDA-8B-Instruct`), or any name ending in a parameter count (`Foo-7B`).
+
+Curated names that are ordinary words too (`Countdown`, `Phi`, `Claude`) need such a cue
+or another name beside them. The paper's own method name is never a dataset or a model.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+
+import ahocorasick
+
+from bib.extract.vocabulary import Entity, Vocabulary
+from bib.record import Span
+
+_NAME_GAP = re.compile(r"[ \-]")
+_SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)(?<!\bal)[.!?](?:\s|$)")
+_DATASET_CUE = re.compile(r"\b(?:bench(?:mark)?s?|datasets?|corpus|corpora|suites?|tasks?)\b", re.I)
+_MODEL_CUE = re.compile(r"\b(?:models?|LLMs?|LMs?|VLMs?|MLLMs?|famil(?:y|ies)|series|backbones?)\b")
+_NUMBER_WORDS = frozenset(
+    [
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "twelve",
+        "several",
+        "multiple",
+        "many",
+        "various",
+        "diverse",
+        "these",
+        "those",
+        "other",
+        "public",
+        "internal",
+        "standard",
+        "popular",
+        "existing",
+        "our",
+    ]
+)
+_BENCH = re.compile(r"(?<![\w*])([A-Z][\w*.+]*?(?:-[\w.+]+)*?-?(?:Bench|bench))(?![\w])")
+_NAME = r"(?:[A-Z][\w.+*]*(?:-[\w.+]+)*|[a-z]+[A-Z][\w.+]*(?:-[\w.+]+)*)"
+_MNAME = rf"{_NAME}(?: {_NAME}){{0,3}}"
+_CUE_AFTER_LIST = re.compile(
+    rf"({_MNAME}(?:\s*,\s*{_MNAME})*(?:\s*,?\s*(?:and|or)\s+{_MNAME})?)"
+    r"(?:\s+[a-z][a-z-]+)?\s+(?:benchmarks?|datasets?|corpus)\b"
+)
+_LIST_AFTER_CUE = re.compile(
+    rf"\b(?:benchmarks?|datasets?)\s*(?:\(|:|,?\s+(?:such as|including|like|namely)\s+)\s*"
+    rf"({_MNAME}(?:\s*,\s*{_MNAME})*(?:\s*,?\s*(?:and|or)\s+{_MNAME})?)"
+)
+_SIZE = r"\d+(?:\.\d+)?[BMK]"
+_VERSION = r"(?:[- ]?v?\d+(?:\.\d+)*[a-z]?)"
+_SUFFIX = (
+    r"(?:-(?:" + _SIZE + r"|\d+x\d+B|A\d+B|Instruct|Chat|Base|Mini|mini|Pro|Flash|Lite|Small|"
+    r"Medium|Large|Turbo|VL|Math|Coder|Distill|Preview|it|Nano|Max|Plus|Ultra|Thinking|R1|"
+    r"Sonnet|Opus|Haiku|V\d+(?:\.\d+)?|\d+(?:\.\d+)?))"
+)
+_SIZED = re.compile(
+    r"(?<![\w-])([A-Z][A-Za-z]+(?:-[A-Za-z]+)*(?:\d+(?:\.\d+)?)?-"
+    + _SIZE
+    + r"(?:-[A-Za-z]+)*)(?![\w-])"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class EntityMatch:
+    value: str
+    label: str
+    evidence: tuple[Span, ...]
+
+
+def name_variants(name: str) -> set[str]:
+    """A name written with a space, a hyphen or nothing between its parts (AIME 24 / AIME24)."""
+    parts = _NAME_GAP.split(name)
+    if len(parts) == 1 or len(parts) > 4:
+        return {name}
+    out = set()
+    for glue in itertools.product((" ", "-", ""), repeat=len(parts) - 1):
+        joined = parts[0] + "".join(g + p for g, p in zip(glue, parts[1:], strict=True))
+        if glue.count("") and not all(p[:1].isdigit() or p[:1].isupper() for p in parts[1:]):
+            continue
+        out.add(joined)
+    return out
+
+
+@dataclass(frozen=True)
+class CompiledEntities:
+    automaton: object
+    families: re.Pattern[str]
+
+
+@cache
+def _compile(datasets: tuple[Entity, ...], models: tuple[Entity, ...]) -> CompiledEntities:
+    automaton = ahocorasick.Automaton()
+    for kind, entities in (("dataset", datasets), ("model", models)):
+        for entity in entities:
+            for name in entity.names:
+                for variant in name_variants(name):
+                    automaton.add_word(variant, (len(variant), kind, entity))
+    automaton.make_automaton()
+    names = sorted({n for e in models for n in e.names}, key=len, reverse=True)
+    families = re.compile(
+        r"(?<![\w-])(" + "|".join(re.escape(n) for n in names) + r")"
+        r"(" + _VERSION + r"?" + _SUFFIX + r"*)(?![\w])"
+    )
+    return CompiledEntities(automaton, families)
+
+
+def _bounded(text: str, start: int, end: int) -> bool:
+    before = text[start - 1] if start else " "
+    after = text[end] if end < len(text) else " "
+    return not (before.isalnum() or before in "-_") and not (after.isalnum() or after == "_")
+
+
+def _sentence(text: str, position: int) -> tuple[int, int]:
+    start = 0
+    for m in _SENTENCE_END.finditer(text, 0, position):
+        start = m.end()
+    m = _SENTENCE_END.search(text, position)
+    return start, m.end() if m else len(text)
+
+
+def _near(pattern: re.Pattern[str], text: str, start: int, end: int, reach: int = 60) -> bool:
+    return bool(pattern.search(text[max(0, start - reach) : end + reach]))
+
+
+def _add(found: dict[str, tuple[str, set[Span]]], value: str, label: str, span: Span) -> None:
+    if value not in found:
+        found[value] = (label, set())
+    found[value][1].add(span)
+
+
+def _excluded(name: str, method: str, vocabulary: Vocabulary) -> bool:
+    if not name or name == method or name.rstrip("s") == method:
+        return True
+    return name.lower() in {"bench", "benchmark", "dataset", "the", "our", "this"}
+
+
+def match_entities(
+    text: str, vocabulary: Vocabulary, *, method: str = ""
+) -> tuple[list[EntityMatch], list[EntityMatch]]:
+    """Datasets and models named in `text`, each with the spans that name it."""
+    if not text:
+        return [], []
+    compiled = _compile(vocabulary.datasets, vocabulary.models)
+    datasets: dict[str, tuple[str, set[Span]]] = {}
+    models: dict[str, tuple[str, set[Span]]] = {}
+    taken: list[Span] = []
+    curated = _curated_hits(text, compiled)
+
+    for start, end, _kind, entity in _family_hits(text, compiled, curated):
+        surface = text[start:end]
+        if _excluded(surface, method, vocabulary):
+            continue
+        contextual = entity.contextual and surface == entity.name
+        if contextual and not _contextual_ok(text, start, end, _MODEL_CUE, curated, "model"):
+            continue
+        _add(models, surface, entity.name, (start, end))
+        taken.append((start, end))
+    for start, end, kind, entity in curated:
+        if kind != "dataset" or _overlaps((start, end), taken):
+            continue
+        if _excluded(text[start:end], method, vocabulary):
+            continue
+        if entity.contextual and not _contextual_ok(text, start, end, _DATASET_CUE, curated, kind):
+            continue
+        _add(datasets, entity.name, entity.name, (start, end))
+        taken.append((start, end))
+    for start, end in _pattern_datasets(text):
+        name = text[start:end]
+        if _overlaps((start, end), taken) or _excluded(name, method, vocabulary):
+            continue
+        if name in vocabulary.compiled.cased:
+            continue
+        _add(datasets, name, name, (start, end))
+        taken.append((start, end))
+    for m in _SIZED.finditer(text):
+        span = m.span(1)
+        if _overlaps(span, taken) or _excluded(m.group(1), method, vocabulary):
+            continue
+        _add(models, m.group(1), m.group(1), span)
+        taken.append(span)
+    return _finish(datasets), _finish(models)
+
+
+def _finish(found: dict[str, tuple[str, set[Span]]]) -> list[EntityMatch]:
+    out = [
+        EntityMatch(value, label, tuple(sorted(spans))) for value, (label, spans) in found.items()
+    ]
+    out.sort(key=lambda m: m.evidence[0])
+    return out
+
+
+def _overlaps(span: Span, taken: Iterable[Span]) -> bool:
+    return any(span[0] < end and start < span[1] for start, end in taken)
+
+
+def _curated_hits(text: str, compiled: CompiledEntities) -> list[tuple[int, int, str, Entity]]:
+    hits = []
+    for end, (length, kind, entity) in compiled.automaton.iter(text):
+        start = end - length + 1
+        if _bounded(text, start, end + 1):
+            hits.append((start, end + 1, kind, entity))
+    hits.sort(key=lambda h: (h[0], h[0] - h[1]))
+    kept, reach = [], -1
+    for hit in hits:
+        if hit[0] >= reach:
+            kept.append(hit)
+            reach = hit[1]
+    return kept
+
+
+def _family_hits(
+    text: str, compiled: CompiledEntities, curated: list[tuple[int, int, str, Entity]]
+) -> list[tuple[int, int, str, Entity]]:
+    """Curated model names, stretched over the version and size that follow them."""
+    by_start = {start: hit for hit in curated if hit[2] == "model" for start in (hit[0],)}
+    out = []
+    for m in compiled.families.finditer(text):
+        hit = by_start.get(m.start())
+        if hit is None:
+            continue
+        end = max(m.end(), hit[1])
+        out.append((m.start(), end, "model", hit[3]))
+    return out
+
+
+def _contextual_ok(
+    text: str,
+    start: int,
+    end: int,
+    cue: re.Pattern[str],
+    curated: list[tuple[int, int, str, Entity]],
+    kind: str,
+) -> bool:
+    """An ordinary-word name counts beside a cue word or another name of its kind."""
+    if _near(cue, text, start, end, reach=40):
+        return True
+    lo, hi = _sentence(text, start)
+    return any(
+        k == kind and not e.contextual and lo <= s < hi and s != start for s, _, k, e in curated
+    )
+
+
+def _pattern_datasets(text: str) -> list[Span]:
+    spans: list[Span] = []
+    for m in _BENCH.finditer(text):
+        spans.append(m.span())
+    for pattern in (_CUE_AFTER_LIST, _LIST_AFTER_CUE):
+        for m in pattern.finditer(text):
+            names = list(re.finditer(_MNAME, m.group(1)))
+            if pattern is _CUE_AFTER_LIST and not _list_ok(text, m.start(1), names):
+                continue
+            for name in names:
+                start = m.start(1) + name.start()
+                spans.append((start, start + len(name.group())))
+    return spans
+
+
+def _list_ok(text: str, start: int, names: list[re.Match[str]]) -> bool:
+    """Names before `benchmark(s)` count when name-like, or several, and not a sentence start."""
+    before = text[max(0, start - 20) : start].split()
+    if before and before[-1].lower().strip("(,") in _NUMBER_WORDS:
+        return False
+    if not before or before[-1].endswith((".", "!", "?")):
+        return False
+    if len(names) > 1:
+        return True
+    word = names[0].group()
+    return " " in word or any(c.isdigit() for c in word) or any(c.isupper() for c in word[1:])

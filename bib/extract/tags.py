@@ -1,0 +1,198 @@
+"""The tagging stage: topics, the method, datasets, models, code and contribution type.
+
+`tag_records` is pure: it returns new Records whose tags are recomputed from the abstract,
+`Record.method` and `Record.links`, and keeps tags it does not produce (keywords read from
+a BibTeX file, say). Every tag it adds carries evidence: spans of the abstract.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
+
+from bib.extract.entities import match_entities
+from bib.extract.topics import match_topics
+from bib.extract.vocabulary import Vocabulary, shipped
+from bib.record import LinkRole, Record, Span, Tag, TagKind
+
+DEFAULT_MAX_TOPICS = 8
+EXTRACTED_KINDS = frozenset(TagKind)
+"""Kinds this stage owns: earlier tags of these kinds are replaced, not duplicated."""
+
+_VERB = r"\bwe\s+(?:\w+ly\s+|also\s+|further\s+|then\s+|first\s+)?"
+_CONTRIBUTIONS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
+    (
+        "benchmark",
+        "new benchmark or dataset",
+        re.compile(
+            _VERB + r"(?:introduce|present|propose|construct|build|release|curate|create|collect)"
+            r"\b[^.;]{0,80}?\b(?:benchmarks?|datasets?|corpus|corpora|test ?beds?|"
+            r"evaluation suite)\b"
+            r"|\brelease\s+of\s+our\b[^.;]{0,40}\bdatasets?\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "system",
+        "system or infrastructure",
+        re.compile(
+            _VERB + r"(?:introduce|present|build|develop|release|design)\b[^.;]{0,80}?"
+            r"\b(?:system|pipeline|infrastructure|library|toolkit|engine|platform|simulator)s?\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "method",
+        "new method",
+        re.compile(
+            _VERB + r"(?:propose|introduce|present|develop|design|derive)\b[^.;]{0,100}?"
+            r"\b(?:method|framework|approach|algorithm|technique|architecture|strategy|mechanism|"
+            r"objective|paradigm|model|operator|detector|metric)s?\b"
+            r"|\b(?:this|our)\s+(?:paper|work)\s+(?:proposes|introduces|presents)\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "theory",
+        "theory",
+        re.compile(
+            _VERB + r"(?:prove|derive|establish)\b(?!\s+(?:a|an)\s+(?:new|novel))"
+            r"|\bwe\s+(?:\w+\s+)?show\s+theoretically\b|\btheoretical(?:ly)?\s+(?:analysis|account|"
+            r"framework|characteri[sz]ation|justification|foundation|guarantees?|results?|derive)\b"
+            r"|\b(?:generali[sz]ation|regret|error)\s+bounds?\b|\bprovabl[ey]\b|\btheorems?\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "analysis",
+        "analysis or empirical study",
+        re.compile(
+            _VERB + r"(?:study|analy[sz]e|investigate|examine|compare)\b"
+            r"|\b(?:empirical|systematic|comprehensive)\s+(?:study|analysis|investigation|comparison)\b"
+            r"|\bour\s+(?:analysis|study|findings|experiments)\s+(?:reveal|show|suggest|yield)s?\b",
+            re.IGNORECASE,
+        ),
+    ),
+)
+
+
+def whole_word_spans(text: str, name: str) -> list[Span]:
+    """Where `name` occurs in `text` as a whole word (a plural or possessive may follow)."""
+    if not name:
+        return []
+    spans: list[Span] = []
+    start = text.find(name)
+    while start != -1:
+        end = start + len(name)
+        before = text[start - 1] if start else " "
+        after = text[end] if end < len(text) else " "
+        if (not (before.isalnum() or before in "-_") and not (after.isalnum() or after == "_")) or (
+            after == "s" and (end + 1 == len(text) or not text[end + 1].isalnum())
+        ):
+            spans.append((start, end))
+        start = text.find(name, start + 1)
+    return spans
+
+
+def _method_tag(record: Record) -> Tag | None:
+    if not record.method:
+        return None
+    earlier = [t for t in record.tags if t.kind is TagKind.METHOD and t.value == record.method]
+    spans = set(whole_word_spans(record.abstract, record.method))
+    for tag in earlier:
+        spans.update(tag.evidence)
+    label = next((t.label for t in earlier if t.label), "") or record.method
+    return Tag(TagKind.METHOD, record.method, label, tuple(sorted(spans)))
+
+
+def _code_tag(record: Record) -> Tag | None:
+    urls = [link.url for link in record.links if link.role in (LinkRole.CODE, LinkRole.PROJECT)]
+    if not urls:
+        return None
+    spans: set[Span] = set()
+    for url in urls:
+        for variant in {url, url.rstrip("/"), url.split("://", 1)[-1]}:
+            start = record.abstract.find(variant)
+            if start != -1:
+                spans.add((start, start + len(variant)))
+                break
+    kept = _outermost(spans)
+    return Tag(TagKind.CODE, "code", urls[0], tuple(sorted(kept)))
+
+
+def _outermost(spans: Iterable[Span]) -> list[Span]:
+    ordered = sorted(spans, key=lambda s: (s[0], -s[1]))
+    out: list[Span] = []
+    for span in ordered:
+        if out and span[0] < out[-1][1]:
+            continue
+        out.append(span)
+    return out
+
+
+def contribution_tags(text: str) -> list[Tag]:
+    """What kind of contribution the abstract claims, from cue phrases."""
+    tags = []
+    for value, label, pattern in _CONTRIBUTIONS:
+        spans = tuple(m.span() for m in pattern.finditer(text))
+        if spans:
+            tags.append(Tag(TagKind.CONTRIBUTION, value, label, spans))
+    return tags
+
+
+def tag_record(
+    record: Record, vocabulary: Vocabulary, *, max_topics: int = DEFAULT_MAX_TOPICS
+) -> Record:
+    """One record with its extracted tags recomputed."""
+    text = record.abstract
+    produced: list[Tag] = []
+    method = _method_tag(record)
+    if method is not None:
+        produced.append(method)
+    for topic in match_topics(text, vocabulary, max_topics=max_topics):
+        produced.append(Tag(TagKind.TOPIC, topic.slug, topic.label, topic.evidence))
+    datasets, models = match_entities(text, vocabulary, method=record.method)
+    produced.extend(Tag(TagKind.DATASET, d.value, d.label, d.evidence) for d in datasets)
+    produced.extend(Tag(TagKind.MODEL, m.value, m.label, m.evidence) for m in models)
+    code = _code_tag(record)
+    if code is not None:
+        produced.append(code)
+    produced.extend(contribution_tags(text))
+    kept = [t for t in record.tags if t.kind not in EXTRACTED_KINDS or not t.evidence]
+    seen = {(t.kind, t.value) for t in produced}
+    kept = [t for t in kept if (t.kind, t.value) not in seen]
+    return replace(record, tags=(*kept, *produced))
+
+
+def tag_records(
+    records: Iterable[Record],
+    *,
+    vocabulary: Vocabulary | None = None,
+    max_topics: int = DEFAULT_MAX_TOPICS,
+) -> list[Record]:
+    """Records with topic, method, dataset, model, code and contribution tags (the agreed API)."""
+    return list(tag_stream(records, vocabulary=vocabulary, max_topics=max_topics))
+
+
+def tag_stream(
+    records: Iterable[Record],
+    *,
+    vocabulary: Vocabulary | None = None,
+    max_topics: int = DEFAULT_MAX_TOPICS,
+) -> Iterator[Record]:
+    """`tag_records` one record at a time, for pipelines that stream."""
+    vocabulary = vocabulary or shipped()
+    for record in records:
+        yield tag_record(record, vocabulary, max_topics=max_topics)
+
+
+def stage(
+    vocabulary: Vocabulary | None = None, max_topics: int = DEFAULT_MAX_TOPICS
+) -> Callable[[Iterable[Record]], Iterator[Record]]:
+    """A pipeline stage with these settings (see `bib.pipeline.Stage`)."""
+
+    def run(records: Iterable[Record]) -> Iterator[Record]:
+        return tag_stream(records, vocabulary=vocabulary, max_topics=max_topics)
+
+    return run
