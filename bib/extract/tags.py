@@ -17,6 +17,8 @@ from bib.extract.vocabulary import Vocabulary, shipped
 from bib.record import LinkRole, Record, Span, Tag, TagKind
 
 DEFAULT_MAX_TOPICS = 8
+EVALUATION_TOPIC = "evaluation"
+"""The topic a paper that contributes a benchmark or dataset is about, whatever else it is."""
 EXTRACTED_KINDS = frozenset(TagKind)
 """Kinds this stage owns: earlier tags of these kinds are replaced, not duplicated."""
 
@@ -150,7 +152,10 @@ def tag_record(
     method = _method_tag(record)
     if method is not None:
         produced.append(method)
-    for topic in match_topics(text, vocabulary, max_topics=max_topics):
+    contributions = contribution_tags(text)
+    benchmark = [t for t in contributions if t.value == "benchmark"]
+    extra = {EVALUATION_TOPIC: benchmark[0].evidence} if benchmark else None
+    for topic in match_topics(text, vocabulary, max_topics=max_topics, extra=extra):
         produced.append(Tag(TagKind.TOPIC, topic.slug, topic.label, topic.evidence))
     datasets, models = match_entities(text, vocabulary, method=record.method)
     produced.extend(Tag(TagKind.DATASET, d.value, d.label, d.evidence) for d in datasets)
@@ -158,7 +163,7 @@ def tag_record(
     code = _code_tag(record)
     if code is not None:
         produced.append(code)
-    produced.extend(contribution_tags(text))
+    produced.extend(contributions)
     kept = [t for t in record.tags if t.kind not in EXTRACTED_KINDS or not t.evidence]
     seen = {(t.kind, t.value) for t in produced}
     kept = [t for t in kept if (t.kind, t.value) not in seen]

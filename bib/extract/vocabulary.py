@@ -208,6 +208,8 @@ class Topic:
     abbreviations: tuple[str, ...] = ()
     specificity: int | None = None
     combines: tuple[str, ...] = ()
+    keeps_parts: bool = False
+    implies: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,11 +269,17 @@ class Vocabulary:
     @cached_property
     def combinations(self) -> tuple[Topic, ...]:
         """Topics that stand for another topic in a given context (see `combines`)."""
-        return tuple(
-            t
+        topics = self.topics.values()
+        return tuple(t for t in topics if t.combines and t.combines[0] in self.topics)
+
+    @cached_property
+    def implications(self) -> dict[str, tuple[str, ...]]:
+        """Topic -> the broader topics it always belongs to (see `implies`)."""
+        return {
+            t.slug: tuple(i for i in t.implies if i in self.topics)
             for t in self.topics.values()
-            if t.combines and all(c in self.topics for c in t.combines)
-        )
+            if t.implies
+        }
 
     @cached_property
     def compiled(self) -> CompiledTopics:
@@ -346,6 +354,8 @@ def _topic(raw: Mapping[str, Any]) -> Topic:
         abbreviations=tuple(raw.get("abbreviations", ())),
         specificity=raw.get("specificity"),
         combines=tuple(raw.get("combines", ())),
+        keeps_parts=bool(raw.get("keeps_parts", False)),
+        implies=tuple(raw.get("implies", ())),
     )
 
 
