@@ -1,0 +1,254 @@
+"""Tag quality against hand-written labels of the 57 seed abstracts, beside YAKE.
+
+Usage: PYTHONPATH=. python benchmarks/tags_quality.py [--json] [--no-yake]
+
+Gold: tests/data/seed-labels.json (method, datasets, models, 3-6 topics, code URL per
+abstract, written before the tagger). The records come through the real pipeline
+(`bib.pipeline.load`, so method names and code URLs are the readers' extractors' output).
+
+Scoring, per kind, micro-averaged over all abstracts:
+- method: exact match of `Record.method` with the gold name or one of its aliases
+  (an abstract that names nothing must get nothing);
+- code: the record's code/project links against the gold URL;
+- topic: tag values (slugs) against the gold slugs;
+- dataset, model: names compared after mapping aliases to the curated canonical name
+  (AIME24 = AIME 24 = AIME 2024) and ignoring case, spaces and hyphens.
+
+YAKE (top 10 keyphrases, n-grams up to 3) has no vocabulary, so its keyphrases are compared
+to the gold labels' words: a keyphrase matches a gold topic when it equals, after the same
+folding our matcher uses (case, hyphens, plural, British/American), the topic's label, one
+of its synonyms or abbreviations; it matches a gold dataset or model when it equals its name.
+`lenient` also accepts a keyphrase that contains such a phrase as whole words or is
+contained in it. YAKE precision = matching keyphrases / keyphrases; recall = gold items
+matched by at least one keyphrase.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bib import pipeline  # noqa: E402
+from bib.extract.vocabulary import Vocabulary, phrase_variants, shipped  # noqa: E402
+from bib.record import LinkRole, Record, TagKind  # noqa: E402
+
+LABELS = ROOT / "tests" / "data" / "seed-labels.json"
+SEEDS = ROOT / "seeds"
+KINDS = ("method", "code", "topic", "dataset", "model")
+
+
+@dataclass
+class Score:
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+    misses: list[str] = field(default_factory=list)
+    extras: list[str] = field(default_factory=list)
+
+    @property
+    def precision(self) -> float:
+        return self.tp / (self.tp + self.fp) if self.tp + self.fp else 1.0
+
+    @property
+    def recall(self) -> float:
+        return self.tp / (self.tp + self.fn) if self.tp + self.fn else 1.0
+
+    def add(self, predicted: set[str], gold: set[str], where: str) -> None:
+        self.tp += len(predicted & gold)
+        self.fp += len(predicted - gold)
+        self.fn += len(gold - predicted)
+        self.misses += [f"{where}: {x}" for x in sorted(gold - predicted)]
+        self.extras += [f"{where}: {x}" for x in sorted(predicted - gold)]
+
+
+def load_gold(path: Path = LABELS) -> list[dict]:
+    return json.loads(path.read_text(encoding="utf-8"))["records"]
+
+
+def load_records(inputs: Sequence[Path] = (SEEDS,)) -> list[Record]:
+    return pipeline.load(list(inputs))
+
+
+def pair(records: Iterable[Record], gold: list[dict]) -> list[tuple[dict, Record]]:
+    """Gold entries with their records, by file name and the first 80 characters."""
+    index = {}
+    for record in records:
+        for source in record.sources:
+            index[(Path(source.path).name, record.abstract[:80])] = record
+    pairs = []
+    for entry in gold:
+        record = index.get((entry["file"], entry["start"]))
+        if record is None:
+            raise SystemExit(f"no record for {entry['file']}: {entry['start']!r}")
+        pairs.append((entry, record))
+    return pairs
+
+
+def _key(name: str) -> str:
+    return re.sub(r"[^a-z0-9*+]", "", name.lower())
+
+
+def canonical(vocabulary: Vocabulary) -> dict[str, str]:
+    """Normalised alias -> normalised canonical name, for datasets and models."""
+    table: dict[str, str] = {}
+    for entity in (*vocabulary.datasets, *vocabulary.models):
+        for name in entity.names:
+            table.setdefault(_key(name), _key(entity.name))
+    return table
+
+
+def _names(values: Iterable[str], table: dict[str, str]) -> set[str]:
+    return {table.get(_key(v), _key(v)) for v in values}
+
+
+def score_tagger(pairs: list[tuple[dict, Record]], vocabulary: Vocabulary) -> dict[str, Score]:
+    table = canonical(vocabulary)
+    scores = {kind: Score() for kind in KINDS}
+    for index, (gold, record) in enumerate(pairs):
+        where = f"[{index}] {gold['file'][:3]}"
+        accepted = {gold["method"], *gold["method_aliases"]} if gold["method"] else {""}
+        ok = record.method in accepted
+        scores["method"].add(
+            {gold["method"] or "-"} if ok else {record.method or "-"}, {gold["method"] or "-"}, where
+        )
+        links = {
+            link.url for link in record.links if link.role in (LinkRole.CODE, LinkRole.PROJECT)
+        }
+        scores["code"].add(links, {gold["code"]} if gold["code"] else set(), where)
+        topics = {t.value for t in record.tags if t.kind is TagKind.TOPIC}
+        scores["topic"].add(topics, set(gold["topics"]), where)
+        for kind, key in ((TagKind.DATASET, "datasets"), (TagKind.MODEL, "models")):
+            predicted = _names((t.value for t in record.tags if t.kind is kind), table)
+            scores[kind.value].add(predicted, _names(gold[key], table), where)
+    return scores
+
+
+def _phrase_keys(phrase: str) -> set[str]:
+    return {" ".join(v.split()) for v in phrase_variants(phrase)}
+
+
+def _contains(haystack: str, needle: str) -> bool:
+    return re.search(rf"(?<![a-z0-9]){re.escape(needle)}(?![a-z0-9])", haystack) is not None
+
+
+def score_yake(pairs: list[tuple[dict, Record]], vocabulary: Vocabulary) -> dict:
+    """YAKE's keyphrases against the same gold labels (see the module docstring)."""
+    import yake
+
+    extractor = yake.KeywordExtractor(lan="en", n=3, top=10)
+    result: dict[str, dict[str, Score]] = {"strict": {}, "lenient": {}}
+    for mode in result:
+        result[mode] = {kind: Score() for kind in ("topic", "dataset", "model", "any")}
+    started = time.perf_counter()
+    for gold, record in pairs:
+        phrases = [p for p, _ in extractor.extract_keywords(record.abstract)]
+        keys = [{" ".join(v.split()) for v in phrase_variants(p)} | {p.lower()} for p in phrases]
+        items: dict[str, list[tuple[str, set[str]]]] = {"topic": [], "dataset": [], "model": []}
+        for slug in gold["topics"]:
+            topic = vocabulary.topics[slug]
+            forms: set[str] = set()
+            for phrase in (topic.label, *topic.synonyms, *topic.abbreviations):
+                forms |= _phrase_keys(phrase)
+            items["topic"].append((slug, forms))
+        for kind, key in (("dataset", "datasets"), ("model", "models")):
+            for name in gold[key]:
+                items[kind].append((name, _phrase_keys(name) | {name.lower()}))
+        for mode, scores in result.items():
+            matched_phrases = set()
+            for kind, wanted in items.items():
+                found = 0
+                for _, forms in wanted:
+                    hit = [
+                        i
+                        for i, variants in enumerate(keys)
+                        if variants & forms
+                        or (
+                            mode == "lenient"
+                            and any(_contains(v, f) or _contains(f, v) for v in variants for f in forms)
+                        )
+                    ]
+                    if hit:
+                        found += 1
+                        matched_phrases.update(hit)
+                scores[kind].tp += found
+                scores[kind].fn += len(wanted) - found
+            scores["any"].tp += len(matched_phrases)
+            scores["any"].fp += len(phrases) - len(matched_phrases)
+    seconds = time.perf_counter() - started
+    return {"scores": result, "seconds": seconds, "abstracts": len(pairs)}
+
+
+def figures(tagger: dict[str, Score], yake_result: dict | None) -> dict:
+    out: dict = {
+        "tagger": {
+            kind: {"precision": round(s.precision, 4), "recall": round(s.recall, 4)}
+            for kind, s in tagger.items()
+        }
+    }
+    method = tagger["method"]
+    out["tagger"]["method"]["exact"] = round(method.tp / max(method.tp + method.fn, 1), 4)
+    if yake_result:
+        out["yake"] = {
+            mode: {
+                kind: {"precision": round(s.precision, 4), "recall": round(s.recall, 4)}
+                for kind, s in scores.items()
+            }
+            for mode, scores in yake_result["scores"].items()
+        }
+    return out
+
+
+def _print(tagger: dict[str, Score], yake_result: dict | None, verbose: bool) -> None:
+    print(f"{'kind':10} {'bib P':>7} {'bib R':>7}   {'YAKE P':>7} {'YAKE R':>7}  (lenient P/R)")
+    for kind in KINDS:
+        score = tagger[kind]
+        row = f"{kind:10} {score.precision:7.1%} {score.recall:7.1%}"
+        if yake_result and kind in yake_result["scores"]["strict"]:
+            strict = yake_result["scores"]["strict"]
+            lenient = yake_result["scores"]["lenient"]
+            precision = strict["any"].precision
+            row += f"   {precision:7.1%} {strict[kind].recall:7.1%}"
+            row += f"  ({lenient['any'].precision:.1%} / {lenient[kind].recall:.1%})"
+        elif yake_result:
+            row += f"   {'-':>7} {'-':>7}"
+        print(row)
+    method = tagger["method"]
+    print(f"method names exact: {method.tp}/{method.tp + method.fn}")
+    if yake_result:
+        rate = yake_result["abstracts"] / yake_result["seconds"]
+        print(f"YAKE precision is over all its keyphrases (any kind); YAKE ran at {rate:.0f} abstracts/s")
+    if verbose:
+        for kind in KINDS:
+            for line in tagger[kind].misses:
+                print(f"  miss  {kind:8} {line}")
+            for line in tagger[kind].extras:
+                print(f"  extra {kind:8} {line}")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--no-yake", action="store_true", help="skip the YAKE comparison")
+    parser.add_argument("-v", "--verbose", action="store_true", help="list misses and extras")
+    args = parser.parse_args(argv)
+    vocabulary = shipped()
+    pairs = pair(load_records(), load_gold())
+    tagger = score_tagger(pairs, vocabulary)
+    yake_result = None if args.no_yake else score_yake(pairs, vocabulary)
+    if args.json:
+        print(json.dumps(figures(tagger, yake_result), indent=2))
+    else:
+        _print(tagger, yake_result, args.verbose)
+
+
+if __name__ == "__main__":
+    main()
