@@ -187,7 +187,11 @@ def match_topics(
 
 
 def _infer(spans: dict[str, set[Span]], vocabulary: Vocabulary) -> None:
-    """Add implied broader topics, then resolve context-dependent ones (`combines`)."""
+    """Add implied broader topics, then resolve context-dependent ones (`combines`).
+
+    Context means the topics named in `combines` themselves, not topics below them: an
+    abstract on test-time scaling is not thereby about LLM training.
+    """
     for slug, broader in vocabulary.implications.items():
         if slug in spans:
             for other in broader:
@@ -196,10 +200,7 @@ def _infer(spans: dict[str, set[Span]], vocabulary: Vocabulary) -> None:
         part, *context = topic.combines
         if part not in spans or topic.slug == part:
             continue
-        present = set(spans)
-        for slug in list(present):
-            present.update(vocabulary.ancestors(slug))
-        if any(c in present for c in context):
+        if any(c in spans for c in context):
             found = spans[part] if topic.keeps_parts else spans.pop(part)
             spans.setdefault(topic.slug, set()).update(found)
 
