@@ -26,12 +26,16 @@ from dataclasses import dataclass
 from bib.extract.vocabulary import SEPARATORS, Vocabulary, fold, initials
 from bib.record import Span
 
-_ACRONYM = re.compile(r"\s*\(\s*([A-Za-z][A-Za-z0-9\-]{0,15}?)(s)?\s*[);,]")
+_ACRONYM = re.compile(
+    r"((?:[\s\-]+[A-Za-z][\w\-]*){0,3}?)\s*\(\s*([A-Za-z][A-Za-z0-9\-]{0,15}?)(s)?\s*[);,]"
+)
 
 _SENTENCE = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)(?<!\bal)[.!?](?=\s+[A-Z*\\\[(]|\s*$)")
 _PASSING = re.compile(
-    r"\b(?:e\.g\.?|such as|unlike|compared (?:to|with)|than|versus|vs\.?|including|like|"
-    r"instead of|rather than|outperform\w*|baselines?|beyond|prior|existing)\b[^.;:]*$"
+    r"\b(?:e\.g\.?|such as|including|like|versus|vs\.?|baselines?)\b[^.;:]*$"
+    r"|\b(?:unlike|compared (?:to|with)|than|instead of|rather than|outperform\w*|beyond|prior|"
+    r"existing)\b[^.;:,]*$",
+    re.IGNORECASE,
 )
 _CLAIM = re.compile(
     r"\b(?:we|this (?:paper|work))\s+(?:\w+ly\s+)?(?:propose|introduce|present|develop|study|"
@@ -128,11 +132,11 @@ def defined_acronyms(text: str, hits: list[tuple[int, int, str]]) -> dict[str, s
         m = _ACRONYM.match(text, end)
         if not m:
             continue
-        acronym = m.group(1)
+        acronym = m.group(2)
         letters = "".join(c for c in acronym.upper() if c.isalpha())
         if sum(c.isupper() for c in acronym) < 2 or acronym in out:
             continue
-        words = re.findall(r"[A-Za-z0-9]+", text[start:end].lower())
+        words = re.findall(r"[A-Za-z0-9]+", text[start : m.end(1)].lower())
         wanted = initials(words)
         if wanted and _subsequence(wanted, letters):
             out[acronym] = slug

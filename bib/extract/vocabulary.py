@@ -254,9 +254,13 @@ class Vocabulary:
         return self._depths[slug]
 
     def specificity(self, slug: str) -> int:
-        """How specific a topic is: its `specificity`, else its depth in the tree."""
+        """How specific a topic is: its `specificity`, else its depth in the tree.
+
+        Depth counts from 2: only topics marked so (`specificity` 0 or 1) are umbrellas, so
+        a user's topic without a parent is not mistaken for one.
+        """
         topic = self.topics[slug]
-        return topic.specificity if topic.specificity is not None else self.depth(slug)
+        return topic.specificity if topic.specificity is not None else max(self.depth(slug), 2)
 
     def ancestors(self, slug: str) -> list[str]:
         out: list[str] = []

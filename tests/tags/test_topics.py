@@ -1,0 +1,155 @@
+"""Topic matching: one test per matching rule, evidence spans into the original text."""
+
+from __future__ import annotations
+
+from bib.extract import topics
+from bib.extract.topics import match_topics
+from bib.extract.vocabulary import extend
+
+
+def slugs(text: str, vocabulary, **options) -> list[str]:
+    return [m.slug for m in match_topics(text, vocabulary, **options)]
+
+
+def evidence(text: str, vocabulary, slug: str) -> list[str]:
+    for m in match_topics(text, vocabulary, max_topics=50):
+        if m.slug == slug:
+            return [text[s:e] for s, e in m.evidence]
+    return []
+
+
+def test_matching_ignores_case(vocabulary) -> None:
+    text = "We study SPECULATIVE DECODING for faster generation."
+    assert evidence(text, vocabulary, "speculative-decoding") == ["SPECULATIVE DECODING"]
+
+
+def test_matching_ignores_hyphens_and_spaces(vocabulary) -> None:
+    text = "A mixture-of-experts layer routes tokens; each Mixture of Experts block is sparse."
+    assert evidence(text, vocabulary, "mixture-of-experts") == [
+        "mixture-of-experts",
+        "Mixture of Experts",
+    ]
+
+
+def test_matching_joins_hyphenated_words(vocabulary) -> None:
+    text = "Parameter-efficient finetuning with adapters beats full fine tuning."
+    assert "peft" in slugs(text, vocabulary)
+
+
+def test_matching_accepts_plurals(vocabulary) -> None:
+    text = "Gaussian processes are kernels over functions; one Gaussian process per task."
+    assert evidence(text, vocabulary, "gaussian-processes") == [
+        "Gaussian processes",
+        "Gaussian process",
+    ]
+
+
+def test_matching_accepts_british_spelling(vocabulary) -> None:
+    text = "We revisit Bayesian optimisation for hyperparameter optimisation of networks."
+    assert "black-box-optimization" in slugs(text, vocabulary)
+
+
+def test_matching_takes_whole_words_only(vocabulary) -> None:
+    text = "Our RLVRish pipeline and the word gradual do not mention anything we know."
+    assert slugs(text, vocabulary) == []
+
+
+def test_abbreviation_matches_case_sensitively(vocabulary) -> None:
+    assert "mixture-of-experts" in slugs("Sparse MoE layers scale well. MoE routing.", vocabulary)
+    assert "mixture-of-experts" not in slugs("The moe of the model is low.", vocabulary)
+
+
+def test_abbreviation_matches_its_plural(vocabulary) -> None:
+    text = "dLLMs decode in parallel; dLLMs need fewer steps than autoregressive models."
+    assert evidence(text, vocabulary, "diffusion-language-models") == ["dLLMs", "dLLMs"]
+
+
+def test_acronym_defined_by_the_abstract_links_later_uses(vocabulary) -> None:
+    text = (
+        "Knowledge Graph Embedding (KGEX) methods are popular. "
+        "We show KGEX scales, and KGEX models transfer."
+    )
+    found = evidence(text, vocabulary, "knowledge-graphs")
+    assert found.count("KGEX") == 3
+
+
+def test_acronym_whose_letters_do_not_fit_is_not_linked(vocabulary) -> None:
+    text = "Knowledge graphs (ZQW) are useful. ZQW is our system. ZQW again, ZQW."
+    assert "ZQW" not in evidence(text, vocabulary, "knowledge-graphs")
+
+
+def test_max_topics_limits_the_number_of_topic_tags(vocabulary) -> None:
+    text = (
+        "We combine speculative decoding, KV cache compression, quantization, pruning, "
+        "LoRA, mixture of experts and knowledge distillation for efficient inference."
+    )
+    assert len(slugs(text, vocabulary, max_topics=3)) == 3
+    assert len(slugs(text, vocabulary)) > 3
+
+
+def test_specific_topic_ranks_above_generic_parent(vocabulary) -> None:
+    text = (
+        "Machine learning systems need data. We propose a speculative decoding method "
+        "for machine learning inference; machine learning is everywhere."
+    )
+    ranked = slugs(text, vocabulary, max_topics=50)
+    assert ranked[0] == "speculative-decoding"
+
+
+def test_frequent_topic_ranks_above_single_mention(vocabulary) -> None:
+    text = (
+        "We study model merging. Model merging averages weights, and model merging needs "
+        "no data. We also discuss knowledge distillation."
+    )
+    ranked = slugs(text, vocabulary, max_topics=50)
+    assert ranked.index("model-merging") < ranked.index("knowledge-distillation")
+
+
+def test_passing_mention_weighs_less_than_a_claim() -> None:
+    text = "We propose federated learning for clinics. Unlike federated learning, ours is local."
+    sentences = topics._sentences(text)
+    claim = topics.mention_weight(text, text.index("federated"), sentences)
+    passing = topics.mention_weight(text, text.rindex("federated"), sentences)
+    assert passing < 1.0 < claim
+
+
+def test_reinforcement_learning_in_an_llm_abstract_is_rl_for_llms(vocabulary) -> None:
+    with_llm = "We fine-tune large language models with reinforcement learning on math."
+    without = "We train robot policies with reinforcement learning in simulation."
+    assert "llm-reinforcement-learning" in slugs(with_llm, vocabulary)
+    assert "reinforcement-learning" in slugs(without, vocabulary)
+
+
+def test_implied_broader_topic_shares_the_evidence(vocabulary) -> None:
+    text = "LoRA adapters are initialised from gradients; LoRA then trains faster."
+    assert set(evidence(text, vocabulary, "lora")) <= set(evidence(text, vocabulary, "peft"))
+    assert evidence(text, vocabulary, "lora") == ["LoRA", "LoRA"]
+
+
+def test_evidence_spans_index_the_original_text_across_line_breaks(vocabulary) -> None:
+    text = "We study catastrophic\n    forgetting   in continual\nlearning."
+    found = {m.slug: m.evidence for m in match_topics(text, vocabulary, max_topics=50)}
+    (start, end), = found["catastrophic-forgetting"]
+    assert text[start:end] == "catastrophic\n    forgetting"
+
+
+def test_evidence_spans_are_sorted_and_inside_the_text(vocabulary) -> None:
+    text = "KV cache eviction. Then the KV cache again, and a key-value cache once more."
+    (match,) = [m for m in match_topics(text, vocabulary) if m.slug == "kv-cache"]
+    assert list(match.evidence) == sorted(match.evidence)
+    assert all(0 <= s < e <= len(text) for s, e in match.evidence)
+
+
+def test_user_synonym_is_matched_after_extending(vocabulary) -> None:
+    extended = extend(
+        vocabulary,
+        {"topics": [{"slug": "kv-cache", "label": "KV cache", "synonyms": ["token memo"]}]},
+        "test",
+    )
+    assert "kv-cache" in slugs("We shrink the token memo of decoders.", extended)
+
+
+def test_topic_below_the_minimum_score_is_not_tagged(vocabulary) -> None:
+    text = "Our approach, unlike federated learning, trains a classifier on images."
+    found = {m.slug: m.score for m in match_topics(text, vocabulary, max_topics=50)}
+    assert "federated-learning" not in found

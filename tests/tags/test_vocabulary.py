@@ -1,0 +1,133 @@
+"""The shipped vocabulary files and user vocabularies: schema, structure, errors, overrides."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import pytest
+
+import schema
+from bib.errors import BibError
+from bib.extract import vocabulary as vocab
+from bib.extract.topics import match_topics
+
+DATA = vocab.resources.files("bib").joinpath("data")
+
+
+@pytest.mark.parametrize("name", ["topics.json", "datasets.json", "models.json"])
+def test_shipped_file_is_valid_against_the_schema(name: str) -> None:
+    document = json.loads(DATA.joinpath(name).read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator(schema.load("vocabulary.schema.json")).validate(document)
+
+
+def test_schema_is_a_valid_draft_2020_12_schema() -> None:
+    jsonschema.Draft202012Validator.check_schema(schema.load("vocabulary.schema.json"))
+
+
+def test_shipped_vocabulary_has_at_least_250_topics(vocabulary) -> None:
+    assert len(vocabulary.topics) >= 250
+
+
+def test_topics_form_a_tree_with_one_root(vocabulary) -> None:
+    roots = [t.slug for t in vocabulary.topics.values() if t.parent is None]
+    assert roots == ["machine-learning"]
+    for slug in vocabulary.topics:
+        assert vocabulary.ancestors(slug)[-1:] in ([], ["machine-learning"]), slug
+
+
+def test_every_parent_combines_and_implies_names_a_known_topic(vocabulary) -> None:
+    for topic in vocabulary.topics.values():
+        for other in (topic.parent, *topic.combines, *topic.implies):
+            assert other is None or other in vocabulary.topics, (topic.slug, other)
+
+
+def test_topics_file_says_where_its_structure_comes_from() -> None:
+    about = json.loads(DATA.joinpath("topics.json").read_text(encoding="utf-8"))["about"]
+    assert "ICML" in about and "ACM" in about
+
+
+def test_curated_lists_name_the_benchmarks_and_models_of_the_issue(vocabulary) -> None:
+    datasets = {n for e in vocabulary.datasets for n in e.names}
+    models = {n for e in vocabulary.models for n in e.names}
+    for name in ["AIME 24", "AIME24", "MATH500", "GSM8K", "HumanEval", "LongMemEval", "LoCoMo",
+                 "XSTest", "GAIA", "SWE-bench", "ImageNet", "CIFAR-10", "COCO"]:  # fmt: skip
+        assert name in datasets, name
+    for name in ["Llama", "LLaMA", "Qwen2.5", "Qwen3", "Mistral", "Mixtral", "LLaVA", "GPT-4o",
+                 "Claude", "Gemini", "DeepSeek-R1", "Phi", "Gemma", "BERT", "T5", "ViT", "CLIP",
+                 "Stable Diffusion", "LLaDA"]:  # fmt: skip
+        assert name in models, name
+
+
+def test_bad_user_file_names_the_file_and_the_json_path(vocab_file) -> None:
+    topics = [{"slug": f"t{i}", "label": f"Topic {i}"} for i in range(3)]
+    topics.append({"slug": "t3", "label": "Topic 3", "synonyms": "not a list"})
+    path = vocab_file({"topics": topics})
+    with pytest.raises(BibError) as caught:
+        vocab.load([path])
+    assert str(caught.value).startswith(f"{path}: topics[3].synonyms: ")
+
+
+def test_user_file_that_is_not_json_is_an_error_with_its_line(vocab_file) -> None:
+    path = vocab_file('{"topics": [\n  {"slug": "a",}\n]}')
+    with pytest.raises(BibError) as caught:
+        vocab.load([path])
+    assert caught.value.path == str(path) and caught.value.line == 2
+
+
+def test_user_topic_with_unknown_parent_is_an_error(vocab_file) -> None:
+    path = vocab_file({"topics": [{"slug": "x", "label": "X", "parent": "no-such-topic"}]})
+    with pytest.raises(BibError, match=r"topics\[0\]\.parent: unknown topic 'no-such-topic'"):
+        vocab.load([path])
+
+
+def test_duplicate_slug_in_user_file_is_an_error(vocab_file) -> None:
+    path = vocab_file({"topics": [{"slug": "x", "label": "X"}, {"slug": "x", "label": "Y"}]})
+    with pytest.raises(BibError, match=r"topics\[1\]\.slug: duplicate slug 'x'"):
+        vocab.load([path])
+
+
+def test_user_file_adds_a_topic(vocab_file) -> None:
+    path = vocab_file(
+        {"topics": [{"slug": "sheaf-networks", "label": "Sheaf neural networks",
+                     "parent": "graph-learning", "abbreviations": ["NSD"]}]}  # fmt: skip
+    )
+    loaded = vocab.load([path])
+    found = match_topics("We study sheaf neural networks and NSD on graphs.", loaded)
+    assert "sheaf-networks" in [m.slug for m in found]
+
+
+def test_user_file_overrides_a_shipped_topic_by_slug(vocab_file) -> None:
+    path = vocab_file(
+        {"topics": [{"slug": "kv-cache", "label": "KV cache", "parent": "efficient-inference",
+                     "synonyms": ["attention memory"]}]}  # fmt: skip
+    )
+    loaded = vocab.load([path])
+    assert loaded.topics["kv-cache"].synonyms == ("attention memory",)
+    text = "We compress the attention memory of long prompts and evict cache entries."
+    assert "kv-cache" in [m.slug for m in match_topics(text, loaded)]
+
+
+def test_user_file_can_disable_a_shipped_topic(vocab_file) -> None:
+    path = vocab_file({"topics": [{"slug": "quantization", "label": "x", "disabled": True}]})
+    loaded = vocab.load([path])
+    text = "Post-training quantization of large models to 4-bit weights."
+    assert "quantization" not in loaded.topics
+    assert "quantization" not in [m.slug for m in match_topics(text, loaded)]
+
+
+def test_user_file_adds_a_dataset(vocab_file) -> None:
+    path = vocab_file({"datasets": [{"name": "OurSet-9", "aliases": ["OurSet 9"]}]})
+    assert "OurSet-9" in {e.name for e in vocab.load([path]).datasets}
+
+
+def test_shipped_vocabulary_is_compiled_once(vocabulary) -> None:
+    assert vocabulary.compiled is vocabulary.compiled
+    assert vocab.shipped() is vocabulary
+
+
+def test_spelling_variants_cover_british_and_american() -> None:
+    assert "optimisation" in vocab.spelling_variants("optimization")
+    assert "optimization" in vocab.spelling_variants("optimisation")
+    assert "behaviour" in vocab.spelling_variants("behavior")
+    assert vocab.spelling_variants("supervised") == {"supervised"}
