@@ -96,7 +96,8 @@ def test_specific_topic_ranks_above_generic_parent(vocabulary) -> None:
     assert ranked[0] == "speculative-decoding"
 
 
-def test_frequent_topic_ranks_above_single_mention(vocabulary) -> None:
+def test_frequent_topic_ranks_above_single_mention(vocabulary, monkeypatch) -> None:
+    monkeypatch.setattr(topics, "MIN_SCORE", 0.0)
     text = (
         "We study model merging. Model merging averages weights, and model merging needs "
         "no data. We also discuss knowledge distillation."
