@@ -118,7 +118,9 @@ def score_tagger(pairs: list[tuple[dict, Record]], vocabulary: Vocabulary) -> di
         accepted = {gold["method"], *gold["method_aliases"]} if gold["method"] else {""}
         ok = record.method in accepted
         scores["method"].add(
-            {gold["method"] or "-"} if ok else {record.method or "-"}, {gold["method"] or "-"}, where
+            {gold["method"] or "-"} if ok else {record.method or "-"},
+            {gold["method"] or "-"},
+            where,
         )
         links = {
             link.url for link in record.links if link.role in (LinkRole.CODE, LinkRole.PROJECT)
@@ -138,6 +140,12 @@ def _phrase_keys(phrase: str) -> set[str]:
 
 def _contains(haystack: str, needle: str) -> bool:
     return re.search(rf"(?<![a-z0-9]){re.escape(needle)}(?![a-z0-9])", haystack) is not None
+
+
+def _matches(variants: set[str], forms: set[str], lenient: bool) -> bool:
+    if variants & forms:
+        return True
+    return lenient and any(_contains(v, f) or _contains(f, v) for v in variants for f in forms)
 
 
 def score_yake(pairs: list[tuple[dict, Record]], vocabulary: Vocabulary) -> dict:
@@ -163,19 +171,11 @@ def score_yake(pairs: list[tuple[dict, Record]], vocabulary: Vocabulary) -> dict
             for name in gold[key]:
                 items[kind].append((name, _phrase_keys(name) | {name.lower()}))
         for mode, scores in result.items():
-            matched_phrases = set()
+            matched_phrases: set[int] = set()
             for kind, wanted in items.items():
                 found = 0
                 for _, forms in wanted:
-                    hit = [
-                        i
-                        for i, variants in enumerate(keys)
-                        if variants & forms
-                        or (
-                            mode == "lenient"
-                            and any(_contains(v, f) or _contains(f, v) for v in variants for f in forms)
-                        )
-                    ]
+                    hit = [i for i, v in enumerate(keys) if _matches(v, forms, mode == "lenient")]
                     if hit:
                         found += 1
                         matched_phrases.update(hit)
@@ -208,24 +208,24 @@ def figures(tagger: dict[str, Score], yake_result: dict | None) -> dict:
 
 
 def _print(tagger: dict[str, Score], yake_result: dict | None, verbose: bool) -> None:
-    print(f"{'kind':10} {'bib P':>7} {'bib R':>7}   {'YAKE P':>7} {'YAKE R':>7}  (lenient P/R)")
+    print(f"bib tags on {tagger['method'].tp + tagger['method'].fn} seed abstracts")
+    print(f"  {'kind':10} {'precision':>9} {'recall':>7}")
     for kind in KINDS:
         score = tagger[kind]
-        row = f"{kind:10} {score.precision:7.1%} {score.recall:7.1%}"
-        if yake_result and kind in yake_result["scores"]["strict"]:
-            strict = yake_result["scores"]["strict"]
-            lenient = yake_result["scores"]["lenient"]
-            precision = strict["any"].precision
-            row += f"   {precision:7.1%} {strict[kind].recall:7.1%}"
-            row += f"  ({lenient['any'].precision:.1%} / {lenient[kind].recall:.1%})"
-        elif yake_result:
-            row += f"   {'-':>7} {'-':>7}"
-        print(row)
+        print(f"  {kind:10} {score.precision:9.1%} {score.recall:7.1%}")
     method = tagger["method"]
-    print(f"method names exact: {method.tp}/{method.tp + method.fn}")
+    print(f"  method names exact: {method.tp}/{method.tp + method.fn}")
     if yake_result:
+        strict, lenient = yake_result["scores"]["strict"], yake_result["scores"]["lenient"]
         rate = yake_result["abstracts"] / yake_result["seconds"]
-        print(f"YAKE precision is over all its keyphrases (any kind); YAKE ran at {rate:.0f} abstracts/s")
+        print(f"YAKE, top 10 keyphrases (ran at {rate:.0f} abstracts/s)")
+        print(f"  {'kind':10} {'recall':>7} {'lenient':>8}")
+        for kind in ("topic", "dataset", "model"):
+            print(f"  {kind:10} {strict[kind].recall:7.1%} {lenient[kind].recall:8.1%}")
+        print(
+            f"  precision (keyphrases matching any gold label): {strict['any'].precision:.1%}"
+            f", lenient {lenient['any'].precision:.1%}"
+        )
     if verbose:
         for kind in KINDS:
             for line in tagger[kind].misses:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -137,8 +138,9 @@ def _explain(console: Console, records: Sequence[Record], kinds: Sequence[TagKin
     colour = console.is_terminal and not os.environ.get("NO_COLOR")
     for record in records:
         chosen = _selected(record, kinds)
-        console.print(f"{record.key}  {record.title}".rstrip(), markup=False, highlight=False)
+        lines = [f"{record.key}  {record.title}".rstrip()]
         if colour:
+            console.print(lines[0], markup=False, highlight=False)
             text = Text(record.abstract)
             for tag in chosen:
                 for start, end in tag.evidence:
@@ -146,24 +148,39 @@ def _explain(console: Console, records: Sequence[Record], kinds: Sequence[TagKin
             console.print(text, highlight=False)
         else:
             spans = [span for tag in chosen for span in tag.evidence]
-            console.print(bracketed(record.abstract, spans), markup=False, highlight=False)
+            lines.append(bracketed(record.abstract, spans))
         for tag in chosen:
             words = sorted({record.abstract[s:e] for s, e in tag.evidence})
             evidence = "; ".join(f'"{w}"' for w in words) or "(record metadata)"
-            line = Text(f"  {tag.kind.value:13}", style=STYLES.get(tag.kind, "") if colour else "")
-            line.append(f"{tag.value}  <- {evidence}")
-            console.print(line, highlight=False)
-        console.print()
+            line = f"  {tag.kind.value:13}{tag.value}  <- {evidence}"
+            if colour:
+                console.print(Text(line, style=STYLES.get(tag.kind, "")), highlight=False)
+            else:
+                lines.append(line)
+        if not colour:
+            click.echo("\n".join(lines))
+        click.echo()
+
+
+BAR = 16
+"""Width of the longest bar in the --stats chart."""
+ONE_PER_RECORD = (TagKind.METHOD, TagKind.CODE)
+"""Kinds whose values are (nearly) unique per record: counted as one row, "has one"."""
 
 
 def tag_counts(records: Sequence[Record], kinds: Sequence[TagKind]) -> list[dict[str, object]]:
-    """How many records carry each tag, most frequent first."""
+    """How many records carry each tag, most frequent first within each kind."""
     counts: Counter[tuple[TagKind, str]] = Counter()
     labels: dict[tuple[TagKind, str], str] = {}
     for record in records:
-        for tag in {(t.kind, t.value): t for t in _selected(record, kinds)}.values():
-            counts[(tag.kind, tag.value)] += 1
-            labels.setdefault((tag.kind, tag.value), tag.label)
+        seen = set()
+        for tag in _selected(record, kinds):
+            key = (tag.kind, "(any)" if tag.kind in ONE_PER_RECORD else tag.value)
+            if key not in seen:
+                seen.add(key)
+                counts[key] += 1
+                labels.setdefault(key, f"records with a {tag.kind.value} tag"
+                                  if tag.kind in ONE_PER_RECORD else tag.label)  # fmt: skip
     order = {kind: i for i, kind in enumerate(KIND_ORDER)}
     ranked = sorted(counts.items(), key=lambda kv: (order[kv[0][0]], -kv[1], kv[0][1]))
     return [
@@ -172,28 +189,35 @@ def tag_counts(records: Sequence[Record], kinds: Sequence[TagKind]) -> list[dict
     ]
 
 
-def _stats(console: Console, records: Sequence[Record], kinds: Sequence[TagKind]) -> None:
+def _stats(console: Console, records: Sequence[Record], kinds: Sequence[TagKind], top: int) -> None:
     rows = tag_counts(records, kinds)
     table = Table(title=f"Tags over {len(records)} records", title_justify="left")
-    table.add_column("kind")
-    table.add_column("tag")
-    table.add_column("records", justify="right")
-    table.add_column("share", justify="right")
-    table.add_column("", min_width=10)
-    top = max((int(row["records"]) for row in rows), default=1)
+    table.add_column("kind", no_wrap=True)
+    table.add_column("tag", overflow="fold", min_width=24)
+    table.add_column("records", justify="right", no_wrap=True)
+    table.add_column("share", justify="right", no_wrap=True)
+    table.add_column("", no_wrap=True, max_width=BAR)
+    most = max((int(row["records"]) for row in rows), default=1)
+    shown: Counter[str] = Counter()
+    hidden: Counter[str] = Counter()
     for row in rows:
-        n = int(row["records"])
         kind = TagKind(str(row["kind"]))
-        bar = "\u2588" * max(1, round(24 * n / top))
-        value = str(row["label"] if kind is TagKind.CODE else row["value"])
+        if shown[kind.value] >= top:
+            hidden[kind.value] += 1
+            continue
+        shown[kind.value] += 1
+        n = int(row["records"])
+        bar = "\u2588" * max(1, round(BAR * n / most))
         table.add_row(
             kind.value,
-            value,
+            str(row["value"]),
             str(n),
             f"{100 * n / max(len(records), 1):.0f}%",
             Text(bar, style=STYLES.get(kind, "")),
         )
     console.print(table)
+    for kind, n in hidden.items():
+        console.print(f"... and {n} more {kind} tags (--top N shows more, --json all)")
 
 
 @click.command("tags")
@@ -207,6 +231,13 @@ def _stats(console: Console, records: Sequence[Record], kinds: Sequence[TagKind]
     multiple=True,
     type=click.Choice([k.value for k in KIND_ORDER]),
     help="Only tags of this kind (repeatable).",
+)
+@click.option(
+    "--top",
+    type=click.IntRange(1),
+    default=20,
+    show_default=True,
+    help="With --stats: rows per kind in the table.",
 )
 @vocabulary_option
 @max_topics_option
@@ -224,6 +255,7 @@ def tags_command(
     explain: bool,
     stats: bool,
     kind_names: tuple[str, ...],
+    top: int,
     vocab_files: tuple[Path, ...],
     max_topics: int,
     venue: str | None,
@@ -253,7 +285,7 @@ def tags_command(
         year=year,
         extractors=tag_stages(vocab_files, max_topics),
         report=lambda message: click.echo(f"bib: {message}", err=True),
-        stdin=click.get_binary_stream("stdin"),
+        stdin=sys.stdin.buffer,
     ).records
     if stats and as_json:
         payload = {"records": len(records), "tags": tag_counts(records, kinds)}
@@ -263,7 +295,7 @@ def tags_command(
             json.dumps([record_json(r, kinds) for r in records], ensure_ascii=False, indent=2)
         )
     elif stats:
-        _stats(Console(), records, kinds)
+        _stats(Console(), records, kinds, top)
     elif explain:
         _explain(Console(), records, kinds)
     else:

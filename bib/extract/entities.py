@@ -30,7 +30,10 @@ from bib.record import Span
 _NAME_GAP = re.compile(r"[ \-]")
 _SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)(?<!\bal)[.!?](?:\s|$)")
 _DATASET_CUE = re.compile(r"\b(?:bench(?:mark)?s?|datasets?|corpus|corpora|suites?|tasks?)\b", re.I)
-_MODEL_CUE = re.compile(r"\b(?:models?|systems?|checkpoints?|encoders?|LLMs?|LMs?|VLMs?|MLLMs?|famil(?:y|ies)|series|backbones?)\b")
+_MODEL_CUE = re.compile(
+    r"\b(?:models?|systems?|checkpoints?|encoders?|LLMs?|LMs?|VLMs?|MLLMs?|famil(?:y|ies)|"
+    r"series|backbones?)\b"
+)
 _NUMBER_WORDS = frozenset(
     [
         "two",

@@ -114,7 +114,7 @@ def _code_tag(record: Record) -> Tag | None:
         return None
     spans: set[Span] = set()
     for url in urls:
-        for variant in {url, url.rstrip("/"), url.split("://", 1)[-1]}:
+        for variant in dict.fromkeys((url, url.rstrip("/"), url.split("://", 1)[-1])):
             start = record.abstract.find(variant)
             if start != -1:
                 spans.add((start, start + len(variant)))

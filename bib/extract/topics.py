@@ -170,7 +170,8 @@ def match_topics(
 ) -> list[TopicMatch]:
     """The abstract's topics, best first, at most `max_topics`, each with its evidence.
 
-    `extra` adds evidence found by other means (a benchmark contribution is evaluation).
+    `extra` adds topics found by other means (a benchmark contribution is evaluation); they
+    are kept whatever their score, since what found them already judged them central.
     """
     if not text:
         return []
@@ -187,7 +188,8 @@ def match_topics(
     if not spans:
         return []
     scored = _rank(spans, vocabulary, text)
-    return [m for m in scored if m.score >= MIN_SCORE][:max_topics]
+    asserted = set(extra or ())
+    return [m for m in scored if m.score >= MIN_SCORE or m.slug in asserted][:max_topics]
 
 
 def _infer(spans: dict[str, set[Span]], vocabulary: Vocabulary) -> None:

@@ -11,10 +11,6 @@ import pytest
 from bib.extract.vocabulary import Vocabulary, shipped
 from bib.record import Record
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent.parent
-UNSEEN = HERE / "unseen-abstracts.json"
-
 
 @pytest.fixture
 def vocabulary() -> Vocabulary:
@@ -40,7 +36,3 @@ def record() -> Callable[..., Record]:
         return Record(id=fields.pop("id", "r1"), abstract=abstract, **fields)  # type: ignore[arg-type]
 
     return make
-
-
-def unseen_abstracts() -> list[dict]:
-    return json.loads(UNSEEN.read_text(encoding="utf-8"))["abstracts"]

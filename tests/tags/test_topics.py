@@ -130,7 +130,7 @@ def test_implied_broader_topic_shares_the_evidence(vocabulary) -> None:
 def test_evidence_spans_index_the_original_text_across_line_breaks(vocabulary) -> None:
     text = "We study catastrophic\n    forgetting   in continual\nlearning."
     found = {m.slug: m.evidence for m in match_topics(text, vocabulary, max_topics=50)}
-    (start, end), = found["catastrophic-forgetting"]
+    ((start, end),) = found["catastrophic-forgetting"]
     assert text[start:end] == "catastrophic\n    forgetting"
 
 

@@ -50,13 +50,12 @@ def test_topics_file_says_where_its_structure_comes_from() -> None:
 def test_curated_lists_name_the_benchmarks_and_models_of_the_issue(vocabulary) -> None:
     datasets = {n for e in vocabulary.datasets for n in e.names}
     models = {n for e in vocabulary.models for n in e.names}
-    for name in ["AIME 24", "AIME24", "MATH500", "GSM8K", "HumanEval", "LongMemEval", "LoCoMo",
-                 "XSTest", "GAIA", "SWE-bench", "ImageNet", "CIFAR-10", "COCO"]:  # fmt: skip
-        assert name in datasets, name
-    for name in ["Llama", "LLaMA", "Qwen2.5", "Qwen3", "Mistral", "Mixtral", "LLaVA", "GPT-4o",
-                 "Claude", "Gemini", "DeepSeek-R1", "Phi", "Gemma", "BERT", "T5", "ViT", "CLIP",
-                 "Stable Diffusion", "LLaDA"]:  # fmt: skip
-        assert name in models, name
+    wanted_datasets = "AIME 24|AIME24|MATH500|GSM8K|HumanEval|LongMemEval|LoCoMo|XSTest|GAIA"
+    wanted_datasets += "|SWE-bench|ImageNet|CIFAR-10|COCO"
+    wanted_models = "Llama|LLaMA|Qwen2.5|Qwen3|Mistral|Mixtral|LLaVA|GPT-4o|Claude|Gemini"
+    wanted_models += "|DeepSeek-R1|Phi|Gemma|BERT|T5|ViT|CLIP|Stable Diffusion|LLaDA"
+    assert set(wanted_datasets.split("|")) <= datasets
+    assert set(wanted_models.split("|")) <= models
 
 
 def test_bad_user_file_names_the_file_and_the_json_path(vocab_file) -> None:
@@ -88,20 +87,17 @@ def test_duplicate_slug_in_user_file_is_an_error(vocab_file) -> None:
 
 
 def test_user_file_adds_a_topic(vocab_file) -> None:
-    path = vocab_file(
-        {"topics": [{"slug": "sheaf-networks", "label": "Sheaf neural networks",
-                     "parent": "graph-learning", "abbreviations": ["NSD"]}]}  # fmt: skip
-    )
+    topic = {"slug": "sheaf-networks", "label": "Sheaf neural networks"}
+    topic |= {"parent": "graph-learning", "abbreviations": ["NSD"]}
+    path = vocab_file({"topics": [topic]})
     loaded = vocab.load([path])
     found = match_topics("We study sheaf neural networks and NSD on graphs.", loaded)
     assert "sheaf-networks" in [m.slug for m in found]
 
 
 def test_user_file_overrides_a_shipped_topic_by_slug(vocab_file) -> None:
-    path = vocab_file(
-        {"topics": [{"slug": "kv-cache", "label": "KV cache", "parent": "efficient-inference",
-                     "synonyms": ["attention memory"]}]}  # fmt: skip
-    )
+    topic = {"slug": "kv-cache", "label": "KV cache", "parent": "efficient-inference"}
+    path = vocab_file({"topics": [topic | {"synonyms": ["attention memory"]}]})
     loaded = vocab.load([path])
     assert loaded.topics["kv-cache"].synonyms == ("attention memory",)
     text = "We compress the attention memory of long prompts and evict cache entries."

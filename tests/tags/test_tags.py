@@ -1,0 +1,112 @@
+"""The tagging stage: kinds, evidence, purity, code and method tags, contributions."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from bib.extract.tags import tag_records
+from bib.record import Link, LinkRole, Tag, TagKind
+
+ABSTRACT = (
+    "Sparse Mixture of Experts (SMoE) models scale capacity. We propose USMoE, a framework "
+    "for SMoE routing, and evaluate USMoE on MMLU with Llama-3.1-8B. "
+    "Code is at https://github.com/x/usmoe."
+)
+
+
+def tagged(record, **options):
+    (out,) = tag_records([record], **options)
+    return out
+
+
+def test_every_tag_has_sorted_evidence_inside_the_abstract(record) -> None:
+    link = Link("https://github.com/x/usmoe", LinkRole.CODE)
+    out = tagged(record(ABSTRACT, method="USMoE", links=(link,)))
+    for tag in out.tags:
+        assert tag.evidence, tag
+        assert list(tag.evidence) == sorted(tag.evidence)
+        assert all(0 <= s < e <= len(ABSTRACT) for s, e in tag.evidence)
+
+
+def test_tagging_returns_new_records_and_leaves_inputs_alone(record) -> None:
+    original = record(ABSTRACT, method="USMoE")
+    out = tagged(original)
+    assert original.tags == () and out.tags
+    assert dataclasses.replace(out, tags=()) == original
+
+
+def test_tagging_twice_gives_the_same_tags(record) -> None:
+    once = tagged(record(ABSTRACT, method="USMoE"))
+    assert tagged(once).tags == once.tags
+
+
+def test_method_tag_points_at_every_occurrence(record) -> None:
+    out = tagged(record(ABSTRACT, method="USMoE"))
+    (method,) = out.tags_of(TagKind.METHOD)
+    assert [ABSTRACT[s:e] for s, e in method.evidence] == ["USMoE", "USMoE"]
+
+
+def test_method_tag_keeps_the_long_form_label_from_the_method_stage(record) -> None:
+    earlier = Tag(TagKind.METHOD, "USMoE", "Unified Sparse Mixture of Experts", ((51, 56),))
+    out = tagged(record(ABSTRACT, method="USMoE", tags=(earlier,)))
+    (method,) = out.tags_of(TagKind.METHOD)
+    assert method.label == "Unified Sparse Mixture of Experts"
+
+
+def test_code_tag_needs_a_code_link_and_points_at_the_url(record) -> None:
+    assert tagged(record(ABSTRACT)).tags_of(TagKind.CODE) == []
+    link = Link("https://github.com/x/usmoe", LinkRole.CODE)
+    (code,) = tagged(record(ABSTRACT, links=(link,))).tags_of(TagKind.CODE)
+    assert code.value == "code" and code.label == link.url
+    assert [ABSTRACT[s:e] for s, e in code.evidence] == [link.url]
+
+
+def test_project_page_counts_as_code(record) -> None:
+    link = Link("https://usmoe.github.io/", LinkRole.PROJECT)
+    assert tagged(record("A page.", links=(link,))).tags_of(TagKind.CODE)
+
+
+def test_paper_link_is_not_code(record) -> None:
+    link = Link("https://arxiv.org/abs/2601.00001", LinkRole.PAPER)
+    assert tagged(record("A paper.", links=(link,))).tags_of(TagKind.CODE) == []
+
+
+def test_topic_dataset_and_model_tags_are_found(record) -> None:
+    out = tagged(record(ABSTRACT, method="USMoE"))
+    assert "mixture-of-experts" in [t.value for t in out.tags_of(TagKind.TOPIC)]
+    assert [t.value for t in out.tags_of(TagKind.DATASET)] == ["MMLU"]
+    assert [t.value for t in out.tags_of(TagKind.MODEL)] == ["Llama-3.1-8B"]
+
+
+def test_max_topics_is_passed_through(record) -> None:
+    out = tagged(record(ABSTRACT, method="USMoE"), max_topics=0)
+    assert out.tags_of(TagKind.TOPIC) == []
+
+
+def test_tags_without_evidence_from_the_input_are_kept(record) -> None:
+    keyword = Tag(TagKind.TOPIC, "my-reading-list")
+    out = tagged(record(ABSTRACT, tags=(keyword,)))
+    assert keyword in out.tags
+
+
+def test_method_contribution_from_cue_phrase(record) -> None:
+    out = tagged(record("We propose a new algorithm for sorting."))
+    (tag,) = out.tags_of(TagKind.CONTRIBUTION)
+    assert tag.value == "method"
+    assert [out.abstract[s:e] for s, e in tag.evidence] == ["We propose a new algorithm"]
+
+
+def test_benchmark_contribution_also_tags_evaluation(record) -> None:
+    out = tagged(record("We introduce a benchmark of 7,000 questions for temporal knowledge."))
+    assert "benchmark" in [t.value for t in out.tags_of(TagKind.CONTRIBUTION)]
+    assert "evaluation" in [t.value for t in out.tags_of(TagKind.TOPIC)]
+
+
+def test_theory_contribution_from_cue_phrase(record) -> None:
+    out = tagged(record("We prove a generalization bound for transformers."))
+    assert "theory" in [t.value for t in out.tags_of(TagKind.CONTRIBUTION)]
+
+
+def test_no_contribution_without_a_cue(record) -> None:
+    out = tagged(record("Transformers are widely used in vision."))
+    assert out.tags_of(TagKind.CONTRIBUTION) == []
