@@ -195,7 +195,7 @@ def match_entities(
         name = text[start:end]
         if _overlaps((start, end), taken) or _excluded(name, method, vocabulary):
             continue
-        if name in vocabulary.compiled.cased:
+        if name in vocabulary.compiled:
             continue
         _add(datasets, name, name, (start, end))
         taken.append((start, end))

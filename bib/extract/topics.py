@@ -18,38 +18,38 @@ topic below it in the tree is also present.
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from bib.extract.vocabulary import SEPARATORS, Vocabulary, fold, initials
+from bib.extract.vocabulary import (
+    CUE_CLAIM,
+    CUE_PASSING,
+    SCAN_BYTES,
+    SCAN_BYTES_LOWER,
+    SCAN_TABLE,
+    Vocabulary,
+    initials,
+)
 from bib.record import Span
 
 _ACRONYM = re.compile(
     r"((?:[\s\-]+[A-Za-z][\w\-]*){0,3}?)\s*\(\s*([A-Za-z][A-Za-z0-9\-]{0,15}?)(s)?\s*[);,]"
 )
 
-_SENTENCE = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)(?<!\bal)[.!?](?=\s+[A-Z*\\\[(]|\s*$)")
-_PASSING = re.compile(
-    r"\b(?:e\.g\.?|such as|including|like|versus|vs\.?|baselines?)\b[^.;:]*$"
-    r"|\b(?:unlike|compared (?:to|with)|than|instead of|rather than|outperform\w*|beyond|prior|"
-    r"existing)\b[^.;:,]*$",
-    re.IGNORECASE,
-)
-_CLAIM = re.compile(
-    r"\b(?:we|this (?:paper|work))\s+(?:\w+ly\s+)?(?:propose|introduce|present|develop|study|"
-    r"investigate|address|formulate|formali[sz]e)",
-    re.IGNORECASE,
-)
+_WHITESPACE_RUN = re.compile(r"\s{2,}")
+_NOT_LETTER = re.compile(r"[^A-Z]")
+_WORD = re.compile(r"[A-Za-z0-9]+")
+PASSING_REACH = 60
+"""How far (characters) a cue such as `e.g.` or `unlike` reaches forward."""
 PASSING_WEIGHT = 0.4
 """A topic named after `e.g.`, `unlike`, `than` ... is mentioned, not studied."""
 CLAIM_WEIGHT = 1.3
 """A topic named in the first sentence or where the authors state their aim is central."""
 MIN_SCORE = 1.1
 """Below this a topic is a passing mention, not what the paper is about."""
-SPECIFICITY_WEIGHT = (0.25, 0.55, 0.85, 1.0, 1.1, 1.15)
-"""Weight by specificity 0, 1, 2, ...: umbrella topics rank below specific ones."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,84 +60,200 @@ class TopicMatch:
     score: float
 
 
-def _word_char(ch: str) -> bool:
-    return ch.isalnum()
-
-
 def _bounded(text: str, start: int, end: int) -> bool:
-    return (start == 0 or not _word_char(text[start - 1])) and (
-        end == len(text) or not _word_char(text[end])
+    return (start == 0 or not text[start - 1].isalnum()) and (
+        end == len(text) or not text[end].isalnum()
     )
 
 
-def _collapse(folded: str) -> tuple[str, list[int]]:
-    """Squeeze runs of whitespace to one space, keeping where each kept character came from."""
-    out: list[str] = []
-    where: list[int] = []
-    previous_space = False
-    for index, ch in enumerate(folded):
-        space = ch == " "
-        if space and previous_space:
+def _squeeze(text: str) -> tuple[str, list[int], list[int]]:
+    """Runs of whitespace (a BibTeX abstract wrapped over lines) as one space, and where the
+    squeezed text's positions came from: after `marks[k]`, add `shifts[k]`."""
+    parts: list[str] = []
+    marks: list[int] = []
+    shifts: list[int] = []
+    last = removed = length = 0
+    for m in _WHITESPACE_RUN.finditer(text):
+        parts += (text[last : m.start()], " ")
+        length += m.start() - last + 1
+        removed += m.end() - m.start() - 1
+        marks.append(length)
+        shifts.append(removed)
+        last = m.end()
+    parts.append(text[last:])
+    return "".join(parts), marks, shifts
+
+
+def _original(position: int, marks: list[int], shifts: list[int]) -> int:
+    k = bisect.bisect_right(marks, position)
+    return position + (shifts[k - 1] if k else 0)
+
+
+Hit = tuple[int, int, str, float]
+"""`(start, end, slug, weight)`: a mention, its topic and how much it says."""
+
+
+@dataclass(slots=True)
+class Scan:
+    """One pass over an abstract: topic hits and what weighs each mention."""
+
+    hits: list[tuple[int, int, str, float]]
+    """Whole-word hits `(start, end, slug, weight)`, leftmost-longest, in original offsets."""
+    view: str
+    """The text the offsets were found in (the abstract, whitespace runs squeezed)."""
+    passing: list[tuple[int, int]]
+    """`(cue end, reach end)` of every passing cue, in view offsets."""
+    central: list[tuple[int, int]]
+    """`[start, end)` of the sentences that are the first or state the authors' aim."""
+    marks: list[int]
+    shifts: list[int]
+
+    def weight(self, position: int) -> float:
+        """How much a mention at `position` (original offset) says the paper is about it."""
+        if self.marks:
+            position = _to_view(position, self.marks, self.shifts)
+        for cue_end, reach in reversed(self.passing):
+            if cue_end <= position < reach:
+                return PASSING_WEIGHT
+            if cue_end <= position - PASSING_REACH:
+                break
+        if any(low <= position < high for low, high in self.central):
+            return CLAIM_WEIGHT
+        return 1.0
+
+
+def _to_view(position: int, marks: list[int], shifts: list[int]) -> int:
+    for mark, shift in zip(reversed(marks), reversed(shifts), strict=True):
+        if position - shift >= mark:
+            return position - shift
+    return position
+
+
+def _clause_end(view: str, start: int, stops: str) -> int:
+    end = len(view)
+    for stop in stops:
+        found = view.find(stop, start, end)
+        if found != -1:
+            end = found
+    return end
+
+
+def _sentence_end(view: str, position: int) -> int:
+    end = view.find(". ", position)
+    return len(view) if end < 0 else end + 1
+
+
+def _union(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Overlapping `[start, end)` ranges merged, in order."""
+    out: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if out and start <= out[-1][1]:
+            if end > out[-1][1]:
+                out[-1] = (out[-1][0], end)
+        else:
+            out.append((start, end))
+    return out
+
+
+def _central_sentences(view: str, claims: list[int]) -> list[tuple[int, int]]:
+    """`[start, end)` of the first sentence and of every sentence stating the authors' aim."""
+    out = [(0, _sentence_end(view, 0))]
+    for claim in claims:
+        start = view.rfind(". ", 0, claim)
+        out.append((0 if start < 0 else start + 2, _sentence_end(view, claim)))
+    return out
+
+
+def scan(text: str, vocabulary: Vocabulary) -> Scan:
+    """Find every vocabulary phrase and weighing cue in one pass of the automaton."""
+    automaton = vocabulary.compiled.automaton
+    marks: list[int] = []
+    shifts: list[int] = []
+    view = text
+    if ("  " in text or "\n" in text or "\t" in text) and _WHITESPACE_RUN.search(text):
+        view, marks, shifts = _squeeze(text)
+    if view.isascii() or vocabulary.compiled.ascii:
+        raw = b" " + view.encode("ascii", "replace")
+        scanned = raw.translate(SCAN_BYTES).decode("ascii")
+        lowered = raw.translate(SCAN_BYTES_LOWER).decode("ascii")
+    else:
+        scanned = " " + view.translate(SCAN_TABLE)
+        lowered = scanned.lower()
+        if len(lowered) != len(scanned):
+            lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in scanned)
+    size = len(lowered)
+    hits: list[tuple[int, int, str]] = []
+    passing: list[tuple[int, int]] = []
+    claims: list[int] = []
+    for last, (length, slug, exact, cue) in automaton.iter_long(lowered):
+        end = last + 1
+        if end != size and lowered[end].isalnum():
             continue
-        out.append(ch)
-        where.append(index)
-        previous_space = space
-    where.append(len(folded))
-    return "".join(out), where
-
-
-def _folded_view(text: str) -> tuple[str, list[int] | None]:
-    """The folded text and, when it is not the same length as `text`, an offset map."""
-    folded = fold(text)
-    if len(folded) != len(text):
-        folded = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
-        folded = folded.translate(str.maketrans({c: " " for c in SEPARATORS}))
-    if "  " in folded:
-        return _collapse(folded)
-    return folded, None
+        start = end - length
+        if cue:
+            if cue == CUE_CLAIM:
+                claims.append(start - 1)
+            else:
+                after = end - 1
+                while after < len(view) and view[after] in ".,":
+                    after += 1
+                stops = ".;:" if cue == CUE_PASSING else ".;:,"
+                reach = min(_clause_end(view, after, stops), end - 1 + PASSING_REACH)
+                passing.append((end - 1, reach))
+            continue
+        if exact is not None:
+            found = exact.get(scanned[start:end])
+            if found is not None:
+                hits.append((start - 1, end - 1, found))
+                continue
+        if slug is not None:
+            hits.append((start - 1, end - 1, slug))
+    central = _central_sentences(view, claims)
+    weak, strong = _union(passing), _union(central)
+    i = j = 0
+    weighted: list[tuple[int, int, str, float]] = []
+    for start, end, slug in hits:
+        while i < len(weak) and weak[i][1] <= start:
+            i += 1
+        if i < len(weak) and weak[i][0] <= start:
+            weight = PASSING_WEIGHT
+        else:
+            while j < len(strong) and strong[j][1] <= start:
+                j += 1
+            weight = CLAIM_WEIGHT if j < len(strong) and strong[j][0] <= start else 1.0
+        if marks:
+            start, end = _original(start, marks, shifts), _original(end - 1, marks, shifts) + 1
+        weighted.append((start, end, slug, weight))
+    return Scan(weighted, view, passing, central, marks, shifts)
 
 
 def raw_hits(text: str, vocabulary: Vocabulary) -> list[tuple[int, int, str]]:
     """Every whole-word vocabulary hit as `(start, end, slug)`, overlaps resolved."""
-    compiled = vocabulary.compiled
-    folded, where = _folded_view(text)
-    hits: list[tuple[int, int, str]] = []
-    if len(compiled.folded):
-        for end, (length, slug) in compiled.folded.iter(folded):
-            start = end - length + 1
-            if _bounded(folded, start, end + 1):
-                if where is None:
-                    hits.append((start, end + 1, slug))
-                else:
-                    hits.append((where[start], where[end] + 1, slug))
-    if len(compiled.cased):
-        for end, (length, slug) in compiled.cased.iter(text):
-            start = end - length + 1
-            if _bounded(text, start, end + 1):
-                hits.append((start, end + 1, slug))
-    hits.sort(key=lambda h: (h[0], h[0] - h[1]))
-    kept: list[tuple[int, int, str]] = []
-    reach = -1
-    for hit in hits:
-        if hit[0] >= reach:
-            kept.append(hit)
-            reach = hit[1]
-    return kept
+    return [hit[:3] for hit in scan(text, vocabulary).hits]
 
 
-def defined_acronyms(text: str, hits: list[tuple[int, int, str]]) -> dict[str, str]:
+def defined_acronyms(text: str, hits: Iterable[tuple]) -> dict[str, str]:
     """Acronyms the abstract defines right after a matched long form, mapped to its topic."""
     out: dict[str, str] = {}
-    for start, end, slug in hits:
+    paren = text.find("(")
+    if paren < 0:
+        return out
+    for hit in hits:
+        start, end, slug = hit[0], hit[1], hit[2]
+        if paren < end:
+            paren = text.find("(", end)
+            if paren < 0:
+                break
+        if paren - end > 48 or not text[paren + 1 : paren + 3].lstrip()[:1].isalpha():
+            continue
         m = _ACRONYM.match(text, end)
         if not m:
             continue
         acronym = m.group(2)
-        letters = "".join(c for c in acronym.upper() if c.isalpha())
-        if sum(c.isupper() for c in acronym) < 2 or acronym in out:
+        if sum(map(str.isupper, acronym)) < 2 or acronym in out:
             continue
-        words = re.findall(r"[A-Za-z0-9]+", text[start : m.end(1)].lower())
-        wanted = initials(words)
+        letters = _NOT_LETTER.sub("", acronym.upper())
+        wanted = initials(_WORD.findall(text, start, m.end(1)))
         if wanted and _subsequence(wanted, letters):
             out[acronym] = slug
     return out
@@ -175,84 +291,96 @@ def match_topics(
     """
     if not text:
         return []
-    hits = raw_hits(text, vocabulary)
-    spans: dict[str, set[Span]] = {}
-    for start, end, slug in hits:
-        spans.setdefault(slug, set()).add((start, end))
-    for acronym, slug in defined_acronyms(text, hits).items():
-        spans[slug].update(acronym_spans(text, acronym))
+    scanned = scan(text, vocabulary)
+    groups: dict[str, list[Hit]] = {}
+    for hit in scanned.hits:
+        group = groups.get(hit[2])
+        if group is None:
+            groups[hit[2]] = [hit]
+        else:
+            group.append(hit)
+    touched: set[str] = set()
+    for acronym, slug in defined_acronyms(text, scanned.hits).items():
+        if acronym not in vocabulary.compiled:
+            _add(groups, slug, acronym_spans(text, acronym), scanned, touched)
     for slug, found in (extra or {}).items():
         if slug in vocabulary.topics:
-            spans.setdefault(slug, set()).update(found)
-    _infer(spans, vocabulary)
-    if not spans:
-        return []
-    scored = _rank(spans, vocabulary, text)
-    asserted = set(extra or ())
-    return [m for m in scored if m.score >= MIN_SCORE or m.slug in asserted][:max_topics]
+            _add(groups, slug, found, scanned, touched)
+    _infer(groups, vocabulary, touched)
+    asserted = extra.keys() if extra else ()
+    labels = vocabulary.topics
+    out: list[TopicMatch] = []
+    for score, _, slug in _rank(groups, vocabulary, len(text), touched):
+        if len(out) == max_topics:
+            break
+        if score >= MIN_SCORE or slug in asserted:
+            group = groups[slug]
+            if slug in touched:
+                evidence = tuple(sorted({(h[0], h[1]) for h in group}))
+            else:
+                evidence = tuple([(h[0], h[1]) for h in group])
+            out.append(TopicMatch(slug, labels[slug].label, evidence, round(score, 4)))
+    return out
 
 
-def _infer(spans: dict[str, set[Span]], vocabulary: Vocabulary) -> None:
+def _add(
+    groups: dict[str, list[Hit]],
+    slug: str,
+    spans: Iterable[Span],
+    scanned: Scan,
+    touched: set[str],
+) -> None:
+    items = groups.setdefault(slug, [])
+    have = {(h[0], h[1]) for h in items}
+    for start, end in spans:
+        if (start, end) not in have:
+            items.append((start, end, slug, scanned.weight(start)))
+            touched.add(slug)
+
+
+def _infer(groups: dict[str, list[Hit]], vocabulary: Vocabulary, touched: set[str]) -> None:
     """Add implied broader topics, then resolve context-dependent ones (`combines`).
 
     Context means the topics named in `combines` themselves, not topics below them: an
     abstract on test-time scaling is not thereby about LLM training.
     """
     for slug, broader in vocabulary.implications.items():
-        if slug in spans:
+        if slug in groups:
             for other in broader:
-                spans.setdefault(other, set()).update(spans[slug])
+                groups.setdefault(other, []).extend(groups[slug])
+                touched.add(other)
     for topic in vocabulary.combinations:
         part, *context = topic.combines
-        if part not in spans or topic.slug == part:
+        if part not in groups or topic.slug == part:
             continue
-        if any(c in spans for c in context):
-            found = spans[part] if topic.keeps_parts else spans.pop(part)
-            spans.setdefault(topic.slug, set()).update(found)
+        if any(c in groups for c in context):
+            found = groups[part] if topic.keeps_parts else groups.pop(part)
+            groups.setdefault(topic.slug, []).extend(found)
+            touched.add(topic.slug)
 
 
-def _sentences(text: str) -> list[tuple[int, int, bool]]:
-    """Sentence bounds, each with whether it is the first or states the authors' aim."""
-    out: list[tuple[int, int, bool]] = []
-    start = 0
-    for m in _SENTENCE.finditer(text):
-        out.append((start, m.end(), not out or bool(_CLAIM.search(text, start, m.end()))))
-        start = m.end()
-    if start < len(text):
-        out.append((start, len(text), not out or bool(_CLAIM.search(text, start))))
-    return out
-
-
-def mention_weight(text: str, start: int, sentences: list[tuple[int, int, bool]]) -> float:
-    """How much one mention says the paper is about its topic."""
-    lo, central = 0, False
-    for s_start, s_end, s_central in sentences:
-        if s_start <= start < s_end:
-            lo, central = s_start, s_central
-            break
-    if _PASSING.search(text, max(lo, start - 60), start):
-        return PASSING_WEIGHT
-    return CLAIM_WEIGHT if central else 1.0
-
-
-def _rank(spans: dict[str, set[Span]], vocabulary: Vocabulary, text: str) -> list[TopicMatch]:
-    length = len(text)
-    sentences = _sentences(text)
-    present = set(spans)
+def _rank(
+    groups: dict[str, list[Hit]], vocabulary: Vocabulary, length: int, touched: set[str]
+) -> list[tuple[float, int, str]]:
+    """`(score, first position, slug)` per topic, best first."""
+    weights = vocabulary.weights
     covered: set[str] = set()
-    for slug in present:
-        covered.update(vocabulary.ancestors(slug))
-    out: list[TopicMatch] = []
-    for slug, found in spans.items():
-        evidence = tuple(sorted(found))
-        specificity = vocabulary.specificity(slug)
-        weight = SPECIFICITY_WEIGHT[min(specificity, len(SPECIFICITY_WEIGHT) - 1)]
-        if slug in covered and specificity <= 1:
+    if any(weights[slug][1] for slug in groups):
+        for slug in groups:
+            covered.update(vocabulary.ancestors(slug))
+    out = []
+    log = math.log
+    for slug, items in groups.items():
+        weight, generic = weights[slug]
+        if generic and slug in covered:
             weight *= 0.6
-        mass = sum(mention_weight(text, start, sentences) for start, _ in evidence)
-        frequency = 1.0 + math.log(mass) if mass >= 1 else mass
-        position = 1.0 - evidence[0][0] / max(length, 1)
-        score = weight * (frequency + 0.5 * position)
-        out.append(TopicMatch(slug, vocabulary.topics[slug].label, evidence, round(score, 4)))
-    out.sort(key=lambda m: (-m.score, m.evidence[0][0], m.slug))
+        mass = sum([h[3] for h in items])
+        first = min([h[0] for h in items]) if slug in touched else items[0][0]
+        frequency = 1.0 + log(mass) if mass >= 1 else mass
+        out.append((weight * (frequency + 0.5 - 0.5 * first / length), first, slug))
+    out.sort(key=_order)
     return out
+
+
+def _order(ranked: tuple[float, int, str]) -> tuple[float, int, str]:
+    return (-ranked[0], ranked[1], ranked[2])

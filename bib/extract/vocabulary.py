@@ -32,6 +32,29 @@ from bib.errors import BibError
 SEPARATORS = "-\u2010\u2011\u2012\u2013\u2014\u2212_/\n\r\t\u00a0"
 FOLD_TABLE = str.maketrans({c: " " for c in SEPARATORS})
 """Characters that separate words as a space does; one-for-one, so offsets survive folding."""
+_PUNCTUATION = "".join(chr(c) for c in range(128) if not chr(c).isalnum())
+SCAN_TABLE = str.maketrans(
+    {c: " " for c in _PUNCTUATION + SEPARATORS + "\u2018\u2019\u201c\u201d\u2026\u00b7\u2022"}
+)
+"""For scanning: every punctuation mark becomes a space, one-for-one, so a whole word is
+exactly a run between spaces and a phrase cannot match across a comma or a full stop
+(`model, reasoning` scans as `model  reasoning`, two spaces)."""
+
+
+SCAN_BYTES = bytes(c if chr(c).isalnum() else 32 for c in range(256))
+SCAN_BYTES_LOWER = bytes(
+    ord(chr(c).lower()) if chr(c).isalnum() else 32 for c in range(128)
+) + bytes(range(128, 256))
+"""SCAN_TABLE for ASCII text as byte tables (plain and lower-cased): much faster to apply."""
+SPECIFICITY_WEIGHT = (0.25, 0.55, 0.85, 1.0, 1.1, 1.15)
+"""Ranking weight by specificity 0, 1, 2, ...: umbrella topics rank below specific ones."""
+
+
+def scan_key(phrase: str) -> str:
+    """The automaton key for a phrase: punctuation as spaces, one space between words, and a
+    leading space so that a key can only match where a word begins."""
+    return " " + " ".join(phrase.translate(SCAN_TABLE).split())
+
 
 _BRITISH_WORDS = {
     "behaviour": "behavior",
@@ -196,7 +219,7 @@ def phrase_variants(phrase: str, limit: int = 96) -> set[str]:
 
 def initials(words: Iterable[str]) -> str:
     """Upper-case initials of the content words, for checking a defined acronym."""
-    return "".join(w[0].upper() for w in words if w and w not in _FUNCTION_WORDS)
+    return "".join([w[0] for w in words if w.lower() not in _FUNCTION_WORDS]).upper()
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,12 +250,20 @@ class Entity:
 
 @dataclass(frozen=True)
 class CompiledTopics:
-    """The automata a record is scanned with; built once per vocabulary."""
+    """The automaton a record is scanned with; built once per vocabulary."""
 
-    folded: Any
-    """Automaton over `fold(text)`; values are `(length, slug)`."""
-    cased: Any
-    """Automaton over the original text for abbreviations; values are `(length, slug)`."""
+    automaton: Any
+    """Over the lower-cased scan text; values are `(length, slug, exact forms, cue)`."""
+    phrases: int
+    """How many distinct surface forms it knows."""
+    ascii: bool
+    """Every key is ASCII, so other characters can be scanned as `?` (one for one)."""
+
+    def __contains__(self, phrase: str) -> bool:
+        value = self.automaton.get(scan_key(phrase).lower(), None)
+        if value is None:
+            return False
+        return value[1] is not None or (value[2] is not None and phrase in value[2])
 
 
 @dataclass(frozen=True)
@@ -242,6 +273,7 @@ class Vocabulary:
     models: tuple[Entity, ...] = ()
     sources: tuple[str, ...] = ()
     _depths: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
+    _ancestors: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False, compare=False)
 
     def depth(self, slug: str) -> int:
         if slug not in self._depths:
@@ -262,19 +294,34 @@ class Vocabulary:
         topic = self.topics[slug]
         return topic.specificity if topic.specificity is not None else max(self.depth(slug), 2)
 
-    def ancestors(self, slug: str) -> list[str]:
-        out: list[str] = []
-        node = self.topics[slug].parent
-        while node and node in self.topics and node not in out:
-            out.append(node)
-            node = self.topics[node].parent
-        return out
+    def ancestors(self, slug: str) -> tuple[str, ...]:
+        found = self._ancestors.get(slug)
+        if found is None:
+            out: list[str] = []
+            node = self.topics[slug].parent
+            while node and node in self.topics and node not in out:
+                out.append(node)
+                node = self.topics[node].parent
+            found = self._ancestors[slug] = tuple(out)
+        return found
 
     @cached_property
     def combinations(self) -> tuple[Topic, ...]:
         """Topics that stand for another topic in a given context (see `combines`)."""
         topics = self.topics.values()
         return tuple(t for t in topics if t.combines and t.combines[0] in self.topics)
+
+    @cached_property
+    def weights(self) -> dict[str, tuple[float, bool]]:
+        """Topic -> (ranking weight from its specificity, whether it is an umbrella)."""
+        top = len(SPECIFICITY_WEIGHT) - 1
+        return {
+            slug: (
+                SPECIFICITY_WEIGHT[min(self.specificity(slug), top)],
+                self.specificity(slug) <= 1,
+            )
+            for slug in self.topics
+        }
 
     @cached_property
     def implications(self) -> dict[str, tuple[str, ...]]:
@@ -290,33 +337,68 @@ class Vocabulary:
         return compile_topics(self)
 
 
-def compile_topics(vocabulary: Vocabulary) -> CompiledTopics:
-    """Build the two automata. Where two topics claim one phrase, the more specific wins."""
-    folded: dict[str, str] = {}
-    cased: dict[str, str] = {}
+PASSING_CUES = ("e g", "such as", "including", "like", "versus", "vs", "baseline", "baselines")
+"""A topic named after these, in the same clause, is an example or a comparison."""
+CONTRAST_CUES = (
+    *("unlike", "compared to", "compared with", "than", "instead of", "rather than"),
+    *("outperform", "outperforms", "outperforming", "beyond", "prior", "existing"),
+)
+"""Like PASSING_CUES, but a comma ends their reach (`Unlike X, we ...`)."""
+CLAIM_CUES = tuple(
+    f"{who} {verb}"
+    for who in ("we", "we also", "we further", "we first", "this paper", "this work")
+    for verb in (
+        *("propose", "introduce", "present", "develop", "study", "investigate", "address"),
+        *("formulate", "formalize", "formalise", "proposes", "introduces", "presents"),
+        *("studies", "investigates"),
+    )
+)
+"""A sentence with these states the authors' aim: its topics are central."""
+CUE_PASSING, CUE_CONTRAST, CUE_CLAIM = 1, 2, 3
 
-    def claim(table: dict[str, str], key: str, slug: str) -> None:
-        owner = table.get(key)
-        if owner is None or vocabulary.specificity(slug) >= vocabulary.specificity(owner):
-            table[key] = slug
+
+def compile_topics(vocabulary: Vocabulary) -> CompiledTopics:
+    """Build the one automaton. Where two topics claim one phrase, the more specific wins.
+
+    Keys are lower case. Synonyms match in any case; an abbreviation's key carries the
+    exact spellings it accepts (`MoE`, `MoEs`), checked against the text when it matches.
+    The cue phrases that weigh mentions ride in the same automaton, so one pass finds both.
+    """
+    synonyms: dict[str, str] = {}
+    cased: dict[str, dict[str, str]] = {}
+
+    def stronger(slug: str, owner: str | None) -> bool:
+        return owner is None or vocabulary.specificity(slug) >= vocabulary.specificity(owner)
 
     for topic in vocabulary.topics.values():
         for phrase in (topic.label, *topic.synonyms):
             for variant in phrase_variants(phrase):
-                claim(folded, variant, topic.slug)
+                key = scan_key(variant)
+                if key != " " and stronger(topic.slug, synonyms.get(key)):
+                    synonyms[key] = topic.slug
         for abbreviation in topic.abbreviations:
-            for variant in (abbreviation, abbreviation + "s"):
-                claim(cased, variant, topic.slug)
-    return CompiledTopics(folded=_automaton(folded), cased=_automaton(cased))
-
-
-def _automaton(table: Mapping[str, str]) -> Any:
+            for form in (abbreviation, abbreviation + "s"):
+                exact = scan_key(form)
+                forms = cased.setdefault(exact.lower(), {})
+                if stronger(topic.slug, forms.get(exact[1:])):
+                    forms[exact[1:]] = topic.slug
     automaton = ahocorasick.Automaton()
-    for key, slug in table.items():
-        automaton.add_word(key, (len(key), slug))
-    if len(automaton):
-        automaton.make_automaton()
-    return automaton
+    for key in synonyms.keys() | cased.keys():
+        automaton.add_word(key, (len(key) - 1, synonyms.get(key), cased.get(key), 0))
+    cue_lists = (
+        (CUE_PASSING, PASSING_CUES),
+        (CUE_CONTRAST, CONTRAST_CUES),
+        (CUE_CLAIM, CLAIM_CUES),
+    )
+    for cue_kind, cues in cue_lists:
+        for cue in cues:
+            key = scan_key(cue)
+            if key not in automaton:
+                automaton.add_word(key, (len(key) - 1, None, None, cue_kind))
+    automaton.make_automaton()
+    keys = synonyms.keys() | cased.keys()
+    ascii_only = all(key.isascii() for key in keys)
+    return CompiledTopics(automaton=automaton, phrases=len(keys), ascii=ascii_only)
 
 
 # ---------------------------------------------------------------- loading

@@ -106,12 +106,19 @@ def test_frequent_topic_ranks_above_single_mention(vocabulary, monkeypatch) -> N
     assert ranked.index("model-merging") < ranked.index("knowledge-distillation")
 
 
-def test_passing_mention_weighs_less_than_a_claim() -> None:
+def test_passing_mention_weighs_less_than_a_claim(vocabulary) -> None:
     text = "We propose federated learning for clinics. Unlike federated learning, ours is local."
-    sentences = topics._sentences(text)
-    claim = topics.mention_weight(text, text.index("federated"), sentences)
-    passing = topics.mention_weight(text, text.rindex("federated"), sentences)
+    scanned = topics.scan(text, vocabulary)
+    claim = scanned.weight(text.index("federated"))
+    passing = scanned.weight(text.rindex("federated"))
     assert passing < 1.0 < claim
+
+
+def test_example_after_e_g_is_a_passing_mention(vocabulary) -> None:
+    text = "Alignment methods (e.g., RLHF, DPO) are costly. We study model merging."
+    scanned = topics.scan(text, vocabulary)
+    assert scanned.weight(text.index("DPO")) < 1.0
+    assert scanned.weight(text.index("model merging")) > 1.0
 
 
 def test_reinforcement_learning_in_an_llm_abstract_is_rl_for_llms(vocabulary) -> None:

@@ -1,0 +1,97 @@
+"""Tagging speed on one core, beside YAKE measured in the same run.
+
+Usage: PYTHONPATH=. python benchmarks/tags_speed.py [--quick] [--n N] [--yake-n N]
+
+The 57 seed abstracts are replicated to N abstracts (default 20,000; --quick: 2,000).
+Three figures, each the best of three runs in this one process (one core), timed in CPU
+seconds of this process (`time.process_time`) so that other jobs on a shared machine do
+not count against it:
+- topic matching (`match_topics`) with the full shipped vocabulary, compiled beforehand
+  (compiling once per run is part of the design; its time is reported separately);
+- the whole tagging stage (`tag_record`: topics, method, datasets, models, code, contribution);
+- YAKE (top 10 keyphrases) on a smaller sample, because it is about 1,000 times slower.
+The ratio is abstracts/s of topic matching over abstracts/s of YAKE.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bib.extract.tags import tag_record  # noqa: E402
+from bib.extract.topics import match_topics  # noqa: E402
+from bib.extract.vocabulary import compile_topics, shipped  # noqa: E402
+from bib.record import Record  # noqa: E402
+
+SEEDS = ROOT / "seeds"
+
+
+def seed_abstracts() -> list[str]:
+    out = []
+    for path in sorted(SEEDS.glob("*.txt")):
+        paragraphs = [p.strip() for p in path.read_text(encoding="utf-8").split("\n\n")]
+        out += [p for p in paragraphs[1:] if p]
+    return out
+
+
+def best_rate(run, items: list, repeats: int = 3) -> float:
+    best = float("inf")
+    for _ in range(repeats):
+        started = time.process_time()
+        for item in items:
+            run(item)
+        best = min(best, time.process_time() - started)
+    return len(items) / best
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="2,000 abstracts, 20 for YAKE")
+    parser.add_argument("--n", type=int, default=None, help="abstracts for the tagger")
+    parser.add_argument("--yake-n", type=int, default=None, help="abstracts for YAKE")
+    args = parser.parse_args(argv)
+    n = args.n or (2_000 if args.quick else 20_000)
+    yake_n = args.yake_n or (20 if args.quick else 200)
+    seeds = seed_abstracts()
+    abstracts = [seeds[i % len(seeds)] for i in range(n)]
+    average = sum(map(len, abstracts)) / len(abstracts)
+
+    vocabulary = shipped()
+    started = time.perf_counter()
+    compiled = compile_topics(vocabulary)
+    compile_ms = 1000 * (time.perf_counter() - started)
+    ascii_share = sum(text.isascii() for text in seeds) / len(seeds)
+    vocabulary.compiled  # noqa: B018 -- build the cached automata before timing
+    phrases = compiled.phrases
+
+    topics = best_rate(lambda text: match_topics(text, vocabulary), abstracts)
+    records = [Record(id=str(i), abstract=text) for i, text in enumerate(abstracts)]
+    stage = best_rate(lambda record: tag_record(record, vocabulary), records)
+
+    import yake
+
+    extractor = yake.KeywordExtractor(lan="en", n=3, top=10)
+    yake_rate = best_rate(extractor.extract_keywords, abstracts[:yake_n], repeats=1)
+
+    print(
+        f"{n} abstracts (seeds replicated, {average:.0f} characters on average, "
+        f"{ascii_share:.0%} pure ASCII), one core, CPU time"
+    )
+    print(
+        f"vocabulary: {len(vocabulary.topics)} topics, {phrases} surface forms, "
+        f"compiled in {compile_ms:.0f} ms"
+    )
+    print(f"topic matching:      {topics:10,.0f} abstracts/s")
+    print(f"whole tagging stage: {stage:10,.0f} abstracts/s")
+    print(f"YAKE top-10 ({yake_n}):    {yake_rate:10,.1f} abstracts/s")
+    print(f"topic matching / YAKE: {topics / yake_rate:,.0f}x; tagging stage / YAKE: "
+          f"{stage / yake_rate:,.0f}x")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
