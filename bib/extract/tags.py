@@ -29,8 +29,8 @@ _CONTRIBUTIONS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
         "new benchmark or dataset",
         re.compile(
             _VERB + r"(?:introduce|present|propose|construct|build|release|curate|create|collect)"
-            r"\b[^.;]{0,80}?\b(?:benchmarks?|datasets?|corpus|corpora|test ?beds?|"
-            r"evaluation suite)\b"
+            r"\b[^.;]{0,80}?(?:\b(?:benchmarks?|datasets?|corpus|corpora|test ?beds?|"
+            r"evaluation suite)|[\w-]bench)\b"
             r"|\brelease\s+of\s+our\b[^.;]{0,40}\bdatasets?\b",
             re.IGNORECASE,
         ),
