@@ -242,7 +242,7 @@ NATBIB_PREAMBLE = r"""\usepackage[numbers]{natbib}
 """
 
 BIBLATEX_PREAMBLE = r"""\usepackage[backend=biber,style=draft]{biblatex}
-%(resources)s
+@RESOURCES@
 % The draft style labels entries with their keys; print them as "[key]", and print the
 % abstract too, so that what biber passes to LaTeX is typeset and checked.
 \DeclareFieldFormat{entrykey}{\texttt{[#1]}}
@@ -253,12 +253,13 @@ DOCUMENT = r"""\documentclass{article}
 \usepackage{cmap}
 \usepackage[T1]{fontenc}
 \usepackage[utf8]{inputenc}
-%(preamble)s
-%(placeholders)s
+@PREAMBLE@
+@PLACEHOLDERS@
 \tracinglostchars=1
+\pagestyle{empty}% no page numbers inside entries that cross a page
 \begin{document}
 \nocite{*}
-%(bibliography)s
+@BIBLIOGRAPHY@
 \end{document}
 """
 
@@ -266,7 +267,7 @@ DOCUMENT = r"""\documentclass{article}
 @cache
 def latex_unicode() -> frozenset[int]:
     """Code points pdflatex's UTF-8 input can typeset in T1/TS1 (per the installed .dfu files)."""
-    names = ["utf8enc.dfu", "t1enc.dfu", "ts1enc.dfu", "ot1enc.dfu", "omsenc.dfu"]
+    names = ["t1enc.dfu", "ts1enc.dfu", "ot1enc.dfu", "omsenc.dfu"]
     proc = subprocess.run(["kpsewhich", *names], capture_output=True, text=True, timeout=60)
     points: set[int] = set(range(0x20, 0x7F))
     for path in proc.stdout.split():
@@ -330,17 +331,14 @@ def compile_document(
         )
     else:
         resources = "\n".join(f"\\addbibresource{{{n}}}" for n in names)
-        preamble = BIBLATEX_PREAMBLE % {"resources": resources}
+        preamble = BIBLATEX_PREAMBLE.replace("@RESOURCES@", resources)
         bibliography = "\\printbibliography"
-    (out / "doc.tex").write_text(
-        DOCUMENT
-        % {
-            "preamble": preamble,
-            "placeholders": placeholders(chars) if declare_unicode else "",
-            "bibliography": bibliography,
-        },
-        encoding="utf-8",
+    document = (
+        DOCUMENT.replace("@PREAMBLE@", preamble)
+        .replace("@PLACEHOLDERS@", placeholders(chars) if declare_unicode else "")
+        .replace("@BIBLIOGRAPHY@", bibliography)
     )
+    (out / "doc.tex").write_text(document, encoding="utf-8")
     latex = [
         "pdflatex",
         "-interaction=nonstopmode",
@@ -352,7 +350,7 @@ def compile_document(
     # biblatex with \nocite{*} asks for one more run after biber; BibTeX needs two.
     steps["pdflatex-2"] = run(latex, out)
     steps["pdflatex-3"] = run(latex, out)
-    steps["pdftotext"] = run(["pdftotext", "-enc", "UTF-8", "doc.pdf", "doc.txt"], out)
+    steps["pdftotext"] = run(["pdftotext", "-raw", "-enc", "UTF-8", "doc.pdf", "doc.txt"], out)
     return {
         "backend": backend,
         "steps": steps,
@@ -401,7 +399,8 @@ class Compiled:
     def bbl_keys(self) -> list[str]:
         """Entry keys in the .bbl, in order, duplicates kept (one per typeset entry)."""
         if self.backend == "bibtex":
-            pattern = r"\\bibitem(?:\[(?:[^\[\]{}]|\{[^{}]*\})*\])?\s*\{([^}]*)\}"
+            group = r"\{(?:[^{}]|\{[^{}]*\})*\}"  # natbib labels nest: {\natexlab{a}}
+            pattern = rf"\\bibitem(?:\[(?:[^\[\]{{}}]|{group})*\])?\s*\{{([^}}]*)\}}"
             return re.findall(pattern, self.bbl)
         return re.findall(r"^\s*\\entry\{([^}]*)\}", self.bbl, flags=re.MULTILINE)
 
@@ -456,8 +455,11 @@ def skeleton(text: str, *, fold: bool = True) -> str:
 
 
 def squeeze(text: str) -> str:
-    """Text without whitespace, NFKC-normalized: for literal fragments such as `50%` or `a_b`."""
-    return "".join(unicodedata.normalize("NFKC", text).split())
+    """Text without whitespace and hyphens, NFKC-normalized: for literals such as `50%`, `a_b`.
+
+    Hyphens go because TeX hyphenates words at line ends and pdftotext may keep or drop them.
+    """
+    return "".join(unicodedata.normalize("NFKC", text).split()).replace("-", "")
 
 
 def with_placeholders(text: str, chars: Iterable[str]) -> str:

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 import re
+from functools import cache
 from types import ModuleType
 from typing import Any
 
 import pytest
+from pylatexenc.latex2text import LatexNodes2Text
 
 pytestmark = pytest.mark.toolchain
 
@@ -20,6 +22,17 @@ NOCITE_ALL = "---\nnocite: '@*'\n---\n"
 
 def plain(tc: ModuleType, text: str) -> str:
     return tc.skeleton(CSL_MARKUP.sub("", text))
+
+
+@cache
+def macro_text(macro: str) -> str:
+    return LatexNodes2Text(math_mode="text").latex_to_text(macro).strip()
+
+
+def math_as_text(text: str) -> str:
+    """pandoc writes math from a .bib into CSL-JSON as TeX (`\\alpha`), we write the letter. Known
+    macros become their Unicode text; unknown ones (`C:\\Temp`) stay as they are."""
+    return re.sub(r"\\[A-Za-z]+", lambda m: macro_text(m.group()) or m.group(), text)
 
 
 def year(item: dict[str, Any]) -> int | None:
@@ -97,7 +110,8 @@ def test_pandoc_reading_of_bib_agrees_with_our_csl_json(
     differ = {
         item["id"]: (item.get(field), read.get(item["id"], {}).get(field))
         for item in corpus_items
-        if plain(tc, item.get(field, "")) != plain(tc, read.get(item["id"], {}).get(field, ""))
+        if plain(tc, item.get(field, ""))
+        != plain(tc, math_as_text(read.get(item["id"], {}).get(field, "")))
     }
     assert differ == {}
 

@@ -81,6 +81,8 @@ def test_failed_conversion_leaves_existing_output_untouched(data: bytes) -> None
 
 BST = r"""ENTRY { title booktitle year } {} {}
 FUNCTION {default.type} {}
+FUNCTION {inproceedings} {}
+FUNCTION {or} { { pop$ #1 } 'skip$ if$ }
 READ
 FUNCTION {show}
 { "\bibitem{" cite$ * "}" *
