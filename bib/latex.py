@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import string
 import unicodedata
 from functools import cache, lru_cache
 
@@ -71,26 +72,41 @@ Node = str | Math | Styled | Link | Logo
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
 _SPACE = re.compile(r"\s+")
+# One character class (a C-speed scan): control characters and whitespace other than " ".
+_DIRTY = re.compile(
+    r"[\x00-\x1f\x7f-\x9f\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+    r"\ud800-\udfff\ufffe\uffff]"
+)
 _STOP = re.compile(r"[\\$*_`\[<]")
 _ESCAPABLE = frozenset("%&$#_{}*[]`~^<>|\\!().-+")
-_LATEX_TEXT = str.maketrans(
-    {
-        "\\": r"\textbackslash{}",
-        "{": r"\textbraceleft{}",
-        "}": r"\textbraceright{}",
-        "$": r"\$",
-        "%": r"\%",
-        "&": r"\&",
-        "#": r"\#",
-        "_": r"\_",
-        "~": r"\textasciitilde{}",
-        "^": r"\textasciicircum{}",
-        "<": r"\textless{}",
-        ">": r"\textgreater{}",
-        "|": r"\textbar{}",
-    }
-)
+_LATEX_ESCAPES = {
+    "\\": r"\textbackslash{}",
+    "{": r"\textbraceleft{}",
+    "}": r"\textbraceright{}",
+    "$": r"\$",
+    "%": r"\%",
+    "&": r"\&",
+    "#": r"\#",
+    "_": r"\_",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+}
+
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_LATEX_SPECIAL = re.compile(r"[\\{}$%&#_~^<>|]")
+
+
+def _escape(text: str) -> str:
+    """Escape LaTeX specials; a C-level scan finds the few there are (faster than translate)."""
+    return _LATEX_SPECIAL.sub(_escape_one, text)
+
+
+def _escape_one(m: re.Match[str]) -> str:
+    return _LATEX_ESCAPES[m.group()]
+
 
 _ACCENTS = {
     "'": "\u0301",
@@ -211,7 +227,6 @@ _MATH_HARMFUL = re.compile(
     r"|widetilde|mbox|textrm|textbf|textit)(?![A-Za-z])\s*(?:$|[}^_])"
 )
 _MATH_COMMAND = re.compile(r"\\([A-Za-z]+)")
-_DOLLAR = re.compile(r"(?<!\\)\$")
 _LINK = re.compile(rf"\[([^\[\]\n]{{0,{MAX_SPAN}}})\]\(\s*<?([^\s()<>]{{1,{MAX_SPAN}}})>?\s*\)")
 _AUTOLINK = re.compile(rf"<(https?://[^\s<>]{{1,{MAX_SPAN}}})>")
 _NAME = re.compile(r"[A-Za-z]+")
@@ -251,9 +266,20 @@ class _Source:
 
     def next_dollar(self, after: int) -> int | None:
         if self._dollars is None:
-            self._dollars = [m.start() for m in _DOLLAR.finditer(self.text)]
+            self._dollars = _unescaped(self.text, "$")
         i = bisect.bisect_right(self._dollars, after)
         return self._dollars[i] if i < len(self._dollars) else None
+
+
+def _unescaped(text: str, char: str) -> list[int]:
+    """Positions of `char` not preceded by a backslash (str.find: faster than a lookbehind)."""
+    out: list[int] = []
+    i = text.find(char)
+    while i >= 0:
+        if i == 0 or text[i - 1] != "\\":
+            out.append(i)
+        i = text.find(char, i + 1)
+    return out
 
 
 class _Delim:
@@ -270,6 +296,8 @@ class _Delim:
 
 def clean(text: str) -> str:
     """Drop control characters and NULs, collapse whitespace (a field is one paragraph)."""
+    if "  " not in text and _DIRTY.search(text) is None:
+        return text.strip()
     return _SPACE.sub(" ", _CONTROL.sub("", text)).strip()
 
 
@@ -326,8 +354,13 @@ def _is_space(ch: str) -> bool:
     return ch == "" or ch.isspace()
 
 
+_ASCII_PUNCT = frozenset(string.punctuation)
+
+
 def _is_punct(ch: str) -> bool:
-    return ch != "" and unicodedata.category(ch)[0] in "PS"
+    if ch.isascii():
+        return ch in _ASCII_PUNCT
+    return unicodedata.category(ch)[0] in "PS"
 
 
 def _delim(s: str, j: int, k: int, start: int, end: int) -> _Delim:
@@ -545,14 +578,14 @@ def escape(text: str, *, ascii: bool = False) -> str:
     text = clean(text)
     if ascii:
         text = unicodedata.normalize("NFC", text)
-    result = text.translate(_LATEX_TEXT)
+    result = _escape(text)
     return to_ascii(result) if ascii else result
 
 
 def _render_latex(nodes: list[Node], protect: bool, out: list[str]) -> None:
     for node in nodes:
         if isinstance(node, str):
-            out.append(_protect(node) if protect else node.translate(_LATEX_TEXT))
+            out.append(_protect(node) if protect else _escape(node))
         elif isinstance(node, Math):
             out.append("{$" + node[0] + "$}" if protect else "$" + node[0] + "$")
         elif isinstance(node, Styled):
@@ -570,7 +603,7 @@ def _render_link(node: Link, protect: bool, out: list[str]) -> None:
     shown = _URL_IN_TEXT.fullmatch(url)
     link = ("{\\url{" + url + "}}" if protect else "\\url{" + url + "}") if shown else None
     if link is None:
-        link = url.translate(_LATEX_TEXT)
+        link = _escape(url)
     if children and _plain(children) != url:
         _render_latex(children, protect, out)
         out.append(" (" + link + ")")
@@ -585,15 +618,17 @@ def _protect(text: str) -> str:
     for m in _WORD.finditer(text):
         word = m.group()
         if len(word) > 1 and any(ch.isupper() for ch in word[1:]):
-            out.append(text[pos : m.start()].translate(_LATEX_TEXT))
+            out.append(_escape(text[pos : m.start()]))
             out.append("{" + word + "}")
             pos = m.end()
-    out.append(text[pos:].translate(_LATEX_TEXT))
+    out.append(_escape(text[pos:]))
     return "".join(out)
 
 
 def to_ascii(latex: str) -> str:
     """Replace every non-ASCII character of a LaTeX value by a braced macro, or `?`."""
+    if latex.isascii():
+        return latex
     return _NON_ASCII.sub(lambda m: _ascii_char(m.group()), latex)
 
 
@@ -617,7 +652,7 @@ def _ascii_char(ch: str) -> str:
     decomposed = unicodedata.normalize("NFKD", ch)
     if decomposed != ch:
         parts = [
-            part.translate(_LATEX_TEXT) if part.isascii() else _ascii_char(part)
+            _escape(part) if part.isascii() else _ascii_char(part)
             for part in decomposed
             if not unicodedata.combining(part)
         ]
@@ -635,6 +670,36 @@ def _encode_one(ch: str) -> str | None:
     if encoded.startswith("\\") and not encoded.startswith("{"):
         return "{" + encoded + "}"
     return encoded
+
+
+def link(url: str) -> str:
+    """A URL inside a text field (a note): `\\url{}` when url.sty copes, else escaped text."""
+    out: list[str] = []
+    _render_link(Link((clean(url), [])), False, out)
+    return out[0]
+
+
+_URL_UNSAFE = re.compile(r"%(?![0-9A-Fa-f]{2})|[^A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]")
+
+
+def url_value(url: str) -> str:
+    """A `url` field: left unescaped (styles typeset it verbatim), but percent-encoded
+    where a character could unbalance the entry or break url.sty: spaces, braces,
+    backslashes, `^`, non-ASCII and a `%` that starts no escape.
+    """
+    return _URL_UNSAFE.sub(_percent, clean(url))
+
+
+def _percent(m: re.Match[str]) -> str:
+    return "".join(f"%{byte:02X}" for byte in m.group().encode("utf-8"))
+
+
+_VERBATIM_UNSAFE = re.compile(r"[\s{}\\%]")
+
+
+def verbatim_value(value: str) -> str:
+    """A DOI or an arXiv id: written verbatim, minus anything that could break the entry."""
+    return _VERBATIM_UNSAFE.sub(_percent, clean(value))
 
 
 # --- rendering: plain text -----------------------------------------------------------------

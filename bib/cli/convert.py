@@ -146,7 +146,6 @@ def convert(
         year=_year(year_text),
         extractors=stages,
         report=lambda message: click.echo(f"bib: {message}", err=True),
-        stdin=click.get_binary_stream("stdin"),
     )
     options = {"ascii": ascii_only} | ({"tag_kinds": kinds} if kinds is not None else {})
     rendered = [

@@ -59,3 +59,29 @@ def plain(abstract: str) -> Plain:
         origins.append(end)
     pieces.append(abstract[last:])
     return Plain("".join(pieces), tuple(starts), tuple(origins))
+
+
+def anchored(pattern: re.Pattern[str], text: str, anchors: tuple[str, ...]) -> list[re.Match[str]]:
+    """Matches of `pattern` starting where one of the lower-case `anchors` occurs.
+
+    Scanning a long abstract with a case-insensitive alternation costs tens of
+    microseconds; `str.find` for a few anchor words and a `match` there costs one.
+    """
+    lowered = text.lower()
+    starts: set[int] = set()
+    for anchor in anchors:
+        pos = lowered.find(anchor)
+        while pos >= 0:
+            if pos == 0 or not lowered[pos - 1].isalnum():
+                starts.add(pos)
+            pos = lowered.find(anchor, pos + 1)
+    found = []
+    last_end = -1
+    for start in sorted(starts):
+        if start < last_end:
+            continue
+        match = pattern.match(text, start)
+        if match is not None:
+            found.append(match)
+            last_end = match.end()
+    return found

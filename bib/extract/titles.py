@@ -12,9 +12,9 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
-from bib.extract.markup import plain
+from bib.extract.markup import anchored, plain
 from bib.extract.methods import Method, find_method
-from bib.record import Record
+from bib.record import Record, TagKind
 
 MAX_WORDS = 12
 _MINOR = frozenset(
@@ -65,6 +65,7 @@ _STOP = re.compile(
     r",?\s+(?:that|which|where|whose|who|while|thereby|leading|yielding|enabling)\b"
     r"|[,(]|\s+to\s+\w+\b(?<!\bto the)"
 )
+_ARTICLE_START = re.compile(r"(?:a|an|the)\s", re.IGNORECASE)
 _SENTENCE = re.compile(r"[^.!?]+[.!?]?")
 
 
@@ -108,18 +109,24 @@ def shorten(phrase: str, max_words: int = MAX_WORDS) -> str:
 
 
 def from_method(method: Method) -> str:
-    subtitle = method.long_form or method.description
+    return _named(method.name, method.long_form or method.description)
+
+
+def _named(name: str, subtitle: str) -> str:
+    """`Name: Subtitle`; a description (`a novel framework ...`) loses its hype words."""
     if not subtitle:
-        return method.name
-    subtitle = _DROP.sub("", subtitle) if method.description else subtitle
-    return f"{method.name}: {title_case(shorten(subtitle, MAX_WORDS - 1))}"
+        return name
+    if _ARTICLE_START.match(subtitle):
+        subtitle = _DROP.sub("", subtitle)
+    return f"{name}: {title_case(shorten(subtitle, MAX_WORDS - 1))}"
 
 
 def from_claim(abstract: str) -> str:
     """A short title from the abstract's main claim; the first sentence when it states none."""
     text = plain(abstract).text
     for pattern in (_CLAIM, _FINDING):
-        match = pattern.search(text)
+        matches = anchored(pattern, text, ("we ", "this paper", "this work"))
+        match = matches[0] if matches else None
         if match:
             phrase = _clause(match.group("object"))
             if len(phrase.split()) < 4:  # `a framework that ...`: the clause carries the meaning
@@ -146,4 +153,9 @@ def derive_titles(records: Iterable[Record]) -> Iterator[Record]:
         if record.title or not record.abstract:
             yield record
             continue
-        yield replace(record, title=derive_title(record.abstract), title_derived=True)
+        tags = [t for t in record.tags_of(TagKind.METHOD) if t.value == record.method]
+        if record.method and tags:
+            title = _named(record.method, tags[0].label)
+        else:
+            title = derive_title(record.abstract)
+        yield replace(record, title=title, title_derived=True)
