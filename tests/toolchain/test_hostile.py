@@ -242,9 +242,18 @@ def hostile_document(
 
 
 @pytest.mark.toolchain
-def test_hostile_backend_exits_zero_without_warnings(hostile_document: Any) -> None:
+def test_hostile_backend_exits_zero_without_error(hostile_document: Any) -> None:
     assert hostile_document.step("backend")["rc"] == 0, hostile_document.step("backend")["stdout"]
-    assert hostile_document.blg_problems() == []
+    assert hostile_document.blg_errors() == []
+
+
+@pytest.mark.toolchain
+def test_hostile_backend_has_no_warning_about_our_entries(
+    hostile_document: Any, hostile: Any
+) -> None:
+    items = [item for items in hostile_items(hostile).values() for item in items]
+    authorless = [item["id"] for item in items if not item.get("author")]
+    assert hostile_document.blg_warnings(authorless) == []
 
 
 @pytest.mark.toolchain
