@@ -257,6 +257,7 @@ DOCUMENT = r"""\documentclass{article}
 @PLACEHOLDERS@
 \tracinglostchars=1
 \pagestyle{empty}% no page numbers inside entries that cross a page
+\sloppy% no text pushed past the margin, where pdftotext would not see it
 \begin{document}
 \nocite{*}
 @BIBLIOGRAPHY@
@@ -296,7 +297,7 @@ def placeholders(chars: Iterable[str]) -> str:
     that each character reached LaTeX intact, in place, rather than silently lost or split.
     """
     return "\n".join(
-        rf"\DeclareUnicodeCharacter{{{ord(c):04X}}}{{\texttt{{{placeholder(c)}}}}}"
+        rf"\DeclareUnicodeCharacter{{{ord(c):04X}}}{{\texttt{{{placeholder(c)}}}\allowbreak}}"
         for c in unsupported(chars)
     )
 
