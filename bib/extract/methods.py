@@ -27,7 +27,16 @@ _TRIGGER = re.compile(
     r"|we\s+(?:explore|address|tackle)\s+(?:this|these|it)\s+(?:with|via|through|using))\b\s+",
     re.IGNORECASE,
 )
-TRIGGER_ANCHORS = ("we ", "we\n", "by ", "via ", "to derive", "this paper", "this work")
+TRIGGER_ANCHORS = (
+    "we ",
+    "we\n",
+    "by introducing",
+    "by proposing",
+    "via introducing",
+    "to derive",
+    "this paper",
+    "this work",
+)
 _TOKEN = r"[A-Z0-9][\w.]*?(?:[-\u2010][\w]+)*"
 _WORD = re.compile(r"[A-Za-z0-9][\w]*(?:[-\u2010\u2013][\w]+)*")
 _CAP_TOKEN = re.compile(r"(?:[A-Z][\w]*|\d+[A-Za-z][\w]*)(?:[-\u2010][\w]+)*")

@@ -11,9 +11,11 @@ joined; everything else in the abstract is kept verbatim.
 
 from __future__ import annotations
 
+import io
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 
 from bib import venues
@@ -27,6 +29,10 @@ _HEADING = re.compile(r"^#{2,6}\s+(.*)$")
 _FIELD = re.compile(r"^(title|authors?|url|link)\s*[:\uff1a]\s*(.*)$", re.IGNORECASE)
 _NUMBER = re.compile(r"^(?:\[\d{1,5}\]|\d{1,5}[.)])(?:\s+|$)")
 _HEADER_MAX = 100
+_ANY_MARKER = re.compile(
+    r"(?:\A|\n\s*\n)\s*(?:(?:\[\d{1,5}\]|\d{1,5}[.)])\s+)?(?:#{2,6}\s|title\s*[:\uff1a])",
+    re.IGNORECASE,
+)
 _DOI_URL = re.compile(r"^https?://(?:dx\.)?doi\.org/(10\.\S+)$", re.IGNORECASE)
 
 
@@ -52,11 +58,11 @@ def decode(data: bytes, path: str) -> str:
     return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _paragraphs(lines: list[str]) -> Iterator[tuple[int, list[str]]]:
-    """(first line number, lines) of each blank-line separated block."""
+def _paragraphs(text: str) -> Iterator[tuple[int, list[str]]]:
+    """(first line number, lines) of each blank-line separated block, read lazily."""
     block: list[str] = []
     start = 0
-    for number, line in enumerate(lines, 1):
+    for number, line in enumerate(io.StringIO(text), 1):
         if line.strip():
             if not block:
                 start = number
@@ -93,8 +99,7 @@ def _is_marker(line: str) -> bool:
     return bool(_HEADING.match(line) or re.match(r"^title\s*[:\uff1a]", line, re.IGNORECASE))
 
 
-def _entries(blocks: list[tuple[int, list[str]]]) -> Iterator[_Entry]:
-    uses_markers = any(_is_marker(block[0]) for _, block in blocks)
+def _entries(blocks: Iterable[tuple[int, list[str]]], uses_markers: bool) -> Iterator[_Entry]:
     current: _Entry | None = None
     for start, block in blocks:
         if current is not None and (not uses_markers or _is_marker(block[0])):
@@ -170,16 +175,19 @@ def read(
 ) -> Iterator[Record]:
     """Records of a paper list; `venue` and `year` override the header."""
     path = str(path)
-    lines = decode(data, path).split("\n")
-    blocks = list(_paragraphs(lines))
+    text = decode(data, path)
+    del data  # the decoded text is all that is needed from here on
+    blocks = _paragraphs(text)
+    first = next(blocks, None)
     header_venue = header_year = None
-    if blocks and _is_header(blocks[0][1]):
-        header_venue, header_year = parse_header(blocks[0][1][0])
-        blocks = blocks[1:]
-    if not blocks:
+    if first is not None and _is_header(first[1]):
+        header_venue, header_year = parse_header(first[1][0])
+        first = next(blocks, None)
+    if first is None:
         raise BibError("empty paper list: no entries after the header", path)
     common = _venue_fields(path, venue or header_venue, year or header_year)
-    for entry in _entries(blocks):
+    uses_markers = _ANY_MARKER.search(text) is not None
+    for entry in _entries(chain([first], blocks), uses_markers):
         abstract = " ".join(entry.text).strip()
         if not abstract and not entry.title:
             raise BibError("entry has no text", path, entry.line)
