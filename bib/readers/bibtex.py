@@ -24,6 +24,7 @@ from bib import venues
 from bib.errors import BibError
 from bib.identity import normalize_arxiv, normalize_doi, record_id
 from bib.readers.paperlist import decode
+from bib.readers.roundtrip import merge_links, split_note
 from bib.record import Author, EntryType, Link, LinkRole, Record, Source, Tag, TagKind
 
 ENTRY_TYPES: dict[str, EntryType] = {
@@ -231,10 +232,15 @@ def _record(entry: dict[str, str], path: str, line: int) -> Record:
     container = to_unicode(get("booktitle", "") or get("journal", "") or get("journaltitle", ""))
     venue = to_unicode(get("venue", "")) or (venues.find(container) or "" if container else "")
     keywords = [k.strip() for k in re.split(r"[,;]", to_unicode(get("keywords", ""))) if k.strip()]
+    note, derived, note_links = split_note(to_unicode(get("note", "")))
+    addendum, _, addendum_links = split_note(to_unicode(get("addendum", "")))
     extra = tuple(
         (name, to_unicode(value) if name not in ("file", "pdf") else value)
         for name, value in sorted(entry.items())
         if name not in _CONSUMED and value.strip()
+    )
+    extra = tuple((n, v) for n, v in extra if n != "addendum") + (
+        (("addendum", addendum),) if addendum else ()
     )
     return Record(
         id=record_id(
@@ -256,11 +262,12 @@ def _record(entry: dict[str, str], path: str, line: int) -> Record:
         publisher=to_unicode(get("publisher", "")),
         series=to_unicode(get("series", "")),
         year=year,
-        links=(Link(url, LinkRole.PAPER),) if url else (),
+        links=merge_links((Link(url, LinkRole.PAPER),) if url else (), note_links, addendum_links),
         doi=doi,
         arxiv_id=arxiv_id,
         tags=tuple(Tag(TagKind.TOPIC, k.lower(), k) for k in keywords),
-        note=to_unicode(get("note", "")),
+        note=note,
+        title_derived=derived and bool(title),
         fields=extra,
         sources=(Source(path, line),),
     )

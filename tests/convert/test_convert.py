@@ -141,3 +141,17 @@ def test_help_shows_examples(cli):
     result = cli("convert", "--help")
     assert "Examples:" in result.stdout
     assert "bib convert seeds/ -o out/seeds.bib" in result.stdout
+
+
+@pytest.mark.parametrize("name", ["seeds.bib", "seeds.biblatex.bib", "seeds.json"])
+def test_output_reads_back_to_the_same_records(converted, name, tmp_path):
+    from bib import pipeline
+
+    written = tmp_path / name
+    written.write_text(converted[name], encoding="utf-8")
+    fields = ("key", "title", "title_derived", "year", "venue", "container_title", "note")
+
+    def summary(records):
+        return {tuple(getattr(r, f) for f in fields) + (frozenset(r.links),) for r in records}
+
+    assert summary(pipeline.load([written])) == summary(pipeline.load([SEEDS]))
