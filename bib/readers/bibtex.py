@@ -22,10 +22,11 @@ from pylatexenc.latex2text import LatexNodes2Text
 
 from bib import venues
 from bib.errors import BibError
+from bib.extract.urls import role
 from bib.identity import normalize_arxiv, normalize_doi, record_id
 from bib.readers.paperlist import decode
 from bib.readers.roundtrip import merge_links, split_note
-from bib.record import Author, EntryType, Link, LinkRole, Record, Source, Tag, TagKind
+from bib.record import Author, EntryType, Link, Record, Source, Tag, TagKind
 
 ENTRY_TYPES: dict[str, EntryType] = {
     "inproceedings": EntryType.INPROCEEDINGS,
@@ -262,7 +263,7 @@ def _record(entry: dict[str, str], path: str, line: int) -> Record:
         publisher=to_unicode(get("publisher", "")),
         series=to_unicode(get("series", "")),
         year=year,
-        links=merge_links((Link(url, LinkRole.PAPER),) if url else (), note_links, addendum_links),
+        links=merge_links((Link(url, role(url)),) if url else (), note_links, addendum_links),
         doi=doi,
         arxiv_id=arxiv_id,
         tags=tuple(Tag(TagKind.TOPIC, k.lower(), k) for k in keywords),

@@ -18,10 +18,11 @@ import jsonschema
 import schema
 from bib import venues
 from bib.errors import BibError
+from bib.extract.urls import role
 from bib.identity import normalize_arxiv, normalize_doi, record_id
 from bib.readers.paperlist import decode
 from bib.readers.roundtrip import merge_links, split_note
-from bib.record import Author, EntryType, Link, LinkRole, Record, Source, Tag, TagKind
+from bib.record import Author, EntryType, Link, Record, Source, Tag, TagKind
 
 ENTRY_TYPES: dict[str, EntryType] = {
     "paper-conference": EntryType.INPROCEEDINGS,
@@ -142,7 +143,7 @@ def _record(item: dict[str, Any], path: str, line: int | None) -> Record:
         publisher=_text(item.get("publisher")),
         series=_text(item.get("collection-title")),
         year=year,
-        links=merge_links((Link(url, LinkRole.PAPER),) if url else (), note_links),
+        links=merge_links((Link(url, role(url)),) if url else (), note_links),
         doi=doi,
         arxiv_id=arxiv_id,
         tags=tuple(Tag(TagKind.TOPIC, k.lower(), k) for k in keywords),

@@ -20,9 +20,10 @@ from pathlib import Path
 
 from bib import venues
 from bib.errors import BibError
+from bib.extract.urls import role
 from bib.identity import normalize_arxiv, normalize_doi, record_id
 from bib.readers.names import split_authors
-from bib.record import EntryType, Link, LinkRole, Record, Source
+from bib.record import EntryType, Link, Record, Source
 
 _YEAR = re.compile(r"(?<!\d)(19[5-9]\d|20\d\d)(?!\d)")
 _HEADING = re.compile(r"^#{2,6}\s+(.*)$")
@@ -159,7 +160,7 @@ def _venue_fields(path: str, venue: str | None, year: int | None) -> dict[str, s
 def _link_fields(url: str) -> dict[str, object]:
     if not url:
         return {}
-    fields: dict[str, object] = {"links": (Link(url, LinkRole.PAPER),)}
+    fields: dict[str, object] = {"links": (Link(url, role(url)),)}
     doi = _DOI_URL.match(url)
     if doi:
         fields["doi"] = normalize_doi(doi.group(1))
