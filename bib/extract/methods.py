@@ -38,7 +38,6 @@ TRIGGER_ANCHORS = (
     "this work",
 )
 _TOKEN = r"[A-Z0-9][\w.]*?(?:[-\u2010][\w]+)*"
-_WORD = re.compile(r"[A-Za-z0-9][\w]*(?:[-\u2010\u2013][\w]+)*")
 _CAP_TOKEN = re.compile(r"(?:[A-Z][\w]*|\d+[A-Za-z][\w]*)(?:[-\u2010][\w]+)*")
 _ARTICLE = re.compile(r"(?:the|a|an)\s+", re.IGNORECASE)
 _FUNCTION = frozenset(

@@ -73,7 +73,6 @@ _CONSUMED = frozenset(
 _ENTRY_START = re.compile(r"@\s*([A-Za-z]+)\s*([{(])")
 _MATH = re.compile(r"(\$\$.+?\$\$|\$(?:\\.|[^$\\])+\$|\\\(.+?\\\)|\\\[.+?\\\])", re.DOTALL)
 _URL_CMD = re.compile(r"\\(?:url|href)\s*\{([^{}]*)\}(?:\{([^{}]*)\})?")
-_AND = re.compile(r"\s+and\s+", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,10 +121,7 @@ def scan(text: str, path: str) -> list[_Span]:
         return lo + 1
 
     pos = 0
-    while True:
-        match = _ENTRY_START.search(text, pos)
-        if match is None:
-            return spans
+    while (match := _ENTRY_START.search(text, pos)) is not None:
         kind = match.group(1).lower()
         start_line = line_of(match.start())
         paren = match.group(2) == "("
@@ -164,7 +160,10 @@ def scan(text: str, path: str) -> list[_Span]:
 
 def _starts_entry(text: str, pos: int) -> bool:
     """An `@type{` at the start of a line: the next entry, whatever the braces say."""
-    return bool(_ENTRY_START.match(text, pos)) and text[:pos].rstrip(" \t").endswith("\n")
+    line_start = text.rfind("\n", 0, pos) + 1
+    return (
+        line_start > 0 and not text[line_start:pos].strip() and bool(_ENTRY_START.match(text, pos))
+    )
 
 
 def _split_names(value: str) -> list[str]:
