@@ -38,7 +38,7 @@ def test_paper_conference_item_has_the_agreed_variables(record) -> None:
 
 def test_abstract_is_plain_unicode_with_math_rendered(record) -> None:
     abstract = csljson.item(record)["abstract"]
-    assert abstract == "We introduce Unified Sparse Mixture of Experts (USMoE), 6× faster."
+    assert abstract == "We introduce Unified Sparse Mixture of Experts (USMoE), 6× faster."  # noqa: RUF001
 
 
 def test_note_marks_derived_title_and_lists_code_link(record) -> None:
@@ -89,7 +89,10 @@ def test_known_fields_map_to_csl_variables(make_record) -> None:
 
 def test_editor_field_becomes_names(make_record) -> None:
     out = csljson.item(make_record(fields=(("editor", "Doe, Jane and John Smith"),)))
-    assert out["editor"] == [{"family": "Doe", "given": "Jane"}, {"family": "Smith", "given": "John"}]
+    assert out["editor"] == [
+        {"family": "Doe", "given": "Jane"},
+        {"family": "Smith", "given": "John"},
+    ]
 
 
 def test_unknown_fields_go_to_custom(make_record) -> None:
@@ -98,7 +101,7 @@ def test_unknown_fields_go_to_custom(make_record) -> None:
 
 
 def test_invalid_item_is_an_error_naming_the_record() -> None:
-    with pytest.raises(BibError, match="record broken.*issued"):
+    with pytest.raises(BibError, match=r"record broken.*issued"):
         csljson.dumps([{"id": "broken", "type": "book", "issued": {"date-parts": "2026"}}])
 
 

@@ -69,7 +69,8 @@ def test_any_text_parses_strictly_into_exactly_the_records_written(title, abstra
 
 @given(title=texts, abstract=texts)
 def test_any_text_decodes_back_to_what_it_says(title, abstract):
-    fields = parse_strict(render(records(title, abstract, "X"), "bibtex")).entries["first2026"].fields
+    data = parse_strict(render(records(title, abstract, "X"), "bibtex"))
+    fields = data.entries["first2026"].fields
     assert decode(fields.get("title", "")) == printed(to_text(title))
     assert decode(fields.get("abstract", "")) == printed(to_text(abstract))
 

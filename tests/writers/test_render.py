@@ -22,7 +22,7 @@ def test_format_follows_the_file_name(name: str, fmt: str) -> None:
 
 
 def test_unknown_suffix_is_an_error() -> None:
-    with pytest.raises(BibError, match="refs.txt"):
+    with pytest.raises(BibError, match=r"refs\.txt"):
         format_for_path("refs.txt")
 
 

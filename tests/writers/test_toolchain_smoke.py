@@ -84,7 +84,8 @@ def test_plainnat_bibtex_compiles_hostile_records_in_ascii(
 ) -> None:
     require_tools("pdflatex", "bibtex", "pdftotext")
     bib = render(nasty_records, "bibtex", ascii=True)
-    text = compile_document(tmp_path, bib, NATBIB.replace("\\usepackage[utf8]{inputenc}\n", ""), "bibtex")
+    without_inputenc = NATBIB.replace("\\usepackage[utf8]{inputenc}\n", "")
+    text = compile_document(tmp_path, bib, without_inputenc, "bibtex")
     assert_literal_and_complete(text, nasty_records)
 
 
