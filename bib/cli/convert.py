@@ -57,7 +57,7 @@ def _targets(outputs: tuple[Path, ...], fmt: str | None) -> list[tuple[Path | No
     return [(path, writers.format_for_path(path)) for path in outputs]
 
 
-def _progress_stage(console: Console) -> pipeline.Stage:
+def progress_stage(console: Console) -> pipeline.Stage:
     def stage(records: Iterable[Record]) -> Iterator[Record]:
         progress: Progress | None = None
         task = None
@@ -138,7 +138,7 @@ def convert(
     console = Console(stderr=True)
     stages = list(pipeline.DEFAULT_STAGES)
     if sys.stderr.isatty():
-        stages.append(_progress_stage(console))
+        stages.append(progress_stage(console))
     result = pipeline.run(
         inputs,
         fmt=source_format,

@@ -152,6 +152,6 @@ def test_output_reads_back_to_the_same_records(converted, name, tmp_path):
     fields = ("key", "title", "title_derived", "year", "venue", "container_title", "note")
 
     def summary(records):
-        return {tuple(getattr(r, f) for f in fields) + (frozenset(r.links),) for r in records}
+        return {(*(getattr(r, f) for f in fields), frozenset(r.links)) for r in records}
 
     assert summary(pipeline.load([written])) == summary(pipeline.load([SEEDS]))
