@@ -155,3 +155,22 @@ def test_output_reads_back_to_the_same_records(converted, name, tmp_path):
         return {(*(getattr(r, f) for f in fields), frozenset(r.links)) for r in records}
 
     assert summary(pipeline.load([written])) == summary(pipeline.load([SEEDS]))
+
+
+def test_bibtex_to_csl_json_to_bibtex_keeps_titles_years_and_accented_names(cli, tmp_path):
+    from bib.readers import read
+
+    source = tmp_path / "in.bib"
+    source.write_text(
+        "@inproceedings{Muller2024, title={{\\\"U}ber {USMoE} Caf\\'e}, year={2024},\n"
+        '  author={M{\\"u}ller, J{\\"o}rg and {\\L}ukasz Nowak and Fran{\\c c}ois Dupont},\n'
+        "  booktitle={Proceedings of the 41st International Conference on Machine Learning}}\n",
+        encoding="utf-8",
+    )
+    middle, final = tmp_path / "mid.json", tmp_path / "out.bib"
+    assert cli("convert", source, "-o", middle).exit_code == 0
+    assert cli("convert", middle, "-o", final).exit_code == 0
+    [before], [after] = list(read(source)), list(read(final))
+    assert (after.key, after.title, after.year) == (before.key, before.title, before.year)
+    assert after.authors == before.authors
+    assert [a.display for a in after.authors] == ["Jörg Müller", "Łukasz Nowak", "François Dupont"]
