@@ -174,3 +174,12 @@ def test_bibtex_to_csl_json_to_bibtex_keeps_titles_years_and_accented_names(cli,
     assert (after.key, after.title, after.year) == (before.key, before.title, before.year)
     assert after.authors == before.authors
     assert [a.display for a in after.authors] == ["Jörg Müller", "Łukasz Nowak", "François Dupont"]
+
+
+def test_summary_uses_singular_for_one(cli):
+    result = cli(
+        "convert", "-", "--venue", "ICML", "--year", "2026", input="We propose X1Net, a net.\n"
+    )
+    assert result.stderr.splitlines()[-1] == (
+        "bib: 1 record from 1 file, 0 duplicates merged, 1 title derived -> stdout"
+    )
