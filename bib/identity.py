@@ -29,9 +29,7 @@ _ARXIV = re.compile(
 HASH_LENGTH = 16
 
 
-_ASCII_WORDS = str.maketrans(
-    {chr(c): " " for c in range(128) if not chr(c).isalnum()}
-)
+_ASCII_WORDS = str.maketrans({chr(c): " " for c in range(128) if not chr(c).isalnum()})
 
 
 def normalize_text(text: str) -> str:
@@ -42,7 +40,8 @@ def normalize_text(text: str) -> str:
             return " ".join(text.translate(_ASCII_WORDS).split())
     else:
         text = unicodedata.normalize("NFKC", text).casefold()
-    text = _MARKUP.sub(" ", text)
+    if "\\" in text or "](" in text:
+        text = _MARKUP.sub(" ", text)
     return " ".join(_NON_WORD.sub(" ", text).split())
 
 

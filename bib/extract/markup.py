@@ -18,6 +18,9 @@ _MARKUP = re.compile(
 )
 
 
+_STARS = re.compile(r"(?P<inner>)\*{1,3}")
+
+
 @dataclass(frozen=True, slots=True)
 class Plain:
     """`text` is the abstract without markup; segment i starts at `starts[i]` in `text`
@@ -43,8 +46,9 @@ def plain(abstract: str) -> Plain:
     if "*" not in abstract and "\\" not in abstract:
         return Plain(abstract)
     cuts: list[tuple[int, int]] = []
-    for match in _MARKUP.finditer(abstract):
-        if match.group("inner") is None:
+    pattern = _MARKUP if "\\" in abstract else _STARS
+    for match in pattern.finditer(abstract):
+        if match.group("inner") is None or pattern is _STARS:
             cuts.append(match.span())
         else:
             cuts.append((match.start(), match.start("inner")))

@@ -27,9 +27,17 @@ _TRIGGER = re.compile(
     r"|we\s+(?:explore|address|tackle)\s+(?:this|these|it)\s+(?:with|via|through|using))\b\s+",
     re.IGNORECASE,
 )
-TRIGGER_ANCHORS = ("we ", "we\n", "by ", "via ", "to derive", "this paper", "this work")
+TRIGGER_ANCHORS = (
+    "we ",
+    "we\n",
+    "by introducing",
+    "by proposing",
+    "via introducing",
+    "to derive",
+    "this paper",
+    "this work",
+)
 _TOKEN = r"[A-Z0-9][\w.]*?(?:[-\u2010][\w]+)*"
-_WORD = re.compile(r"[A-Za-z0-9][\w]*(?:[-\u2010\u2013][\w]+)*")
 _CAP_TOKEN = re.compile(r"(?:[A-Z][\w]*|\d+[A-Za-z][\w]*)(?:[-\u2010][\w]+)*")
 _ARTICLE = re.compile(r"(?:the|a|an)\s+", re.IGNORECASE)
 _FUNCTION = frozenset(
@@ -66,6 +74,7 @@ _RESULT = re.compile(
     r"(?:reduces|improves|achieves|outperforms|yields|delivers|attains|surpasses|enables)\b"
 )
 _MAX_HEAD_WORDS = 12
+_NOT_EXPANSION = re.compile(r"^(?:e\.g|i\.e|see)\b|\bet al\b|\b(?:19|20)\d\d\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,7 +237,7 @@ def _from_paren(head: str, inner: str) -> tuple[str, str] | None:
         long = long_form(head, inner)
         return (inner, long) if long else (inner, head if len(head_words) <= 8 else "")
     named_head = len(head_words) == 1 and (_is_name_like(head) or head[0].isupper())
-    if named_head and len(inner_words) > 1 and not inner.lower().startswith(("e.g", "i.e")):
+    if named_head and len(inner_words) > 1 and not _NOT_EXPANSION.search(inner):
         return head, inner
     return None
 

@@ -115,3 +115,17 @@ def test_file_without_entries_is_an_error(records):
 def test_entry_without_key_is_an_error(records):
     with pytest.raises(BibError, match="no citation key"):
         records("r.bib", "@article{title={One}}\n")
+
+
+def test_own_derived_title_note_and_links_are_taken_back(records):
+    text = (
+        "@inproceedings{usmoe2026, title={{USMoE}: Unified}, year={2026},\n"
+        "  note={Title derived from the abstract by bib; not the published title. Read it. "
+        "Code: \\url{https://github.com/a/b}. Project page: \\url{https://a.github.io/}}}\n"
+    )
+    [record] = records("r.bib", text)
+    assert (record.title_derived, record.note) == (True, "Read it.")
+    assert [(link.url, link.role.value) for link in record.links] == [
+        ("https://github.com/a/b", "code"),
+        ("https://a.github.io/", "project"),
+    ]
