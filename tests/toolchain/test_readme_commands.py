@@ -43,6 +43,7 @@ def test_ci_script_is_strict_executable_bash() -> None:
 
 FAKE_PYTHON = """#!/usr/bin/env bash
 # A stand-in for python3: `-m venv DIR` makes DIR/bin/{pip,python}, which log and exit as told.
+if [[ "$1" == "-c" ]]; then exit "$VENV_STATUS"; fi  # the `import ensurepip, venv` probe
 echo "python3 $*" >> "$LOG"
 if [[ "$1 $2" == "-m venv" ]]; then
   mkdir -p "$3/bin"
@@ -92,6 +93,7 @@ def sandbox(tmp_path: Path, *, tools: bool) -> tuple[Path, dict[str, str]]:
         "LOG": str(tmp_path / "log"),
         "HOME": str(tmp_path),
         "PYTEST_STATUS": "0",
+        "VENV_STATUS": "0",
     }
     return repo, env
 
@@ -132,6 +134,16 @@ def test_ci_installs_the_toolchain_packages_when_a_tool_is_missing(tmp_path: Pat
         "apt-get update DEBIAN_FRONTEND=noninteractive",
         f"apt-get install -y --no-install-recommends {PACKAGES} DEBIAN_FRONTEND=noninteractive",
     ]
+
+
+def test_ci_installs_python3_venv_when_python_lacks_it(tmp_path: Path) -> None:
+    repo, env = sandbox(tmp_path, tools=True)
+    assert ci(repo, {**env, "VENV_STATUS": "1"}).returncode == 0
+    apt = [line for line in (tmp_path / "log").read_text().splitlines() if line.startswith("apt")]
+    assert apt[-1] == (
+        f"apt-get install -y --no-install-recommends {PACKAGES} python3-venv"
+        " DEBIAN_FRONTEND=noninteractive"
+    )
 
 
 @pytest.mark.parametrize("status", [1, 5], ids=["tests-failed", "no-tests-collected"])
