@@ -81,56 +81,31 @@ def run(
     cwd: Path,
     *,
     timeout: float = TOOL_TIMEOUT,
-    stdin: str | None = None,
+    env: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """Run a program; return its exit status and output as plain data (JSON-storable)."""
-    try:
-        proc = subprocess.run(
-            [str(a) for a in argv],
-            cwd=cwd,
-            input=stdin,
-            capture_output=True,
-            text=True,
-            errors="replace",
-            timeout=timeout,
-            stdin=None if stdin is not None else subprocess.DEVNULL,
-        )
-    except subprocess.TimeoutExpired:
-        return {"argv": [str(a) for a in argv], "rc": None, "stdout": "", "stderr": "TIMEOUT"}
-    return {
-        "argv": [str(a) for a in argv],
-        "rc": proc.returncode,
-        "stdout": proc.stdout,
-        "stderr": proc.stderr,
-    }
-
-
-def bib_env(home: Path) -> dict[str, str]:
-    env = {**os.environ, "BIB_LIBRARY": str(home / "library.sqlite"), "NO_COLOR": "1"}
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
-    return env
-
-
-def run_bib(
-    *args: str | Path, cwd: Path, timeout: float = CONVERT_TIMEOUT, stdin: str | None = None
-) -> dict[str, Any]:
-    """`python -m bib ARGS` as a real process, like `bib_process`, but usable at session scope."""
-    argv = [sys.executable, "-m", "bib", *map(str, args)]
+    argv = [str(a) for a in argv]
     try:
         proc = subprocess.run(
             argv,
             cwd=cwd,
-            input=stdin,
+            env=env,
+            stdin=subprocess.DEVNULL,
             capture_output=True,
             text=True,
             errors="replace",
             timeout=timeout,
-            env=bib_env(cwd),
-            stdin=None if stdin is not None else subprocess.DEVNULL,
         )
     except subprocess.TimeoutExpired:
         return {"argv": argv, "rc": None, "stdout": "", "stderr": "TIMEOUT"}
     return {"argv": argv, "rc": proc.returncode, "stdout": proc.stdout, "stderr": proc.stderr}
+
+
+def run_bib(*args: str | Path, cwd: Path, timeout: float = CONVERT_TIMEOUT) -> dict[str, Any]:
+    """`python -m bib ARGS` as a real process, like `bib_process`, but usable at session scope."""
+    env = {**os.environ, "BIB_LIBRARY": str(cwd / "library.sqlite"), "NO_COLOR": "1"}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    return run([sys.executable, "-m", "bib", *args], cwd, timeout=timeout, env=env)
 
 
 # --- builds shared between xdist workers ------------------------------------------------

@@ -14,7 +14,7 @@ import random
 import unicodedata
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -30,7 +30,6 @@ class Case:
     abstract: tuple[str, ...] = ()  # literal text the biblatex PDF shows (it prints abstracts)
     keys_absent: tuple[str, ...] = ()
     error_line: int | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 CASES = {
