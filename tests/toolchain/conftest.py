@@ -68,9 +68,22 @@ def biber_tools(require: Callable[..., None]) -> None:
     require(*BIBER_TOOLS)
 
 
+PANDOC_MINIMUM = (2, 11)
+"""pandoc 2.11 brought --citeproc and CSL-JSON as an output format."""
+
+
 @pytest.fixture(scope="session")
-def pandoc_tool(require: Callable[..., None]) -> None:
+def pandoc_tool(request: pytest.FixtureRequest, require: Callable[..., None]) -> None:
     require("pandoc")
+    first = subprocess.run(
+        ["pandoc", "--version"], capture_output=True, text=True, timeout=60
+    ).stdout.split("\n")[0]
+    found = tuple(int(n) for n in re.findall(r"\d+", first)[:2])
+    if found < PANDOC_MINIMUM:
+        reason = f"pandoc >= 2.11 needed for --citeproc and csljson; found {first!r}"
+        if _root_conftest(request.config).toolchains_required():
+            pytest.fail(f"BIB_REQUIRE_TOOLCHAINS=1 but {reason}")
+        pytest.skip(reason)
 
 
 # --- running things ---------------------------------------------------------------------

@@ -123,6 +123,15 @@ def test_pdf_keeps_acronyms_in_their_case(
     assert lost == []
 
 
+def test_stress_list_gives_one_record_per_title(tc: ModuleType, corpus_items: list) -> None:
+    """The checks below see every stress entry: none was merged into another or dropped."""
+    titles = [
+        line for line in tc.STRESS.read_text("utf-8").splitlines() if line.startswith("Title:")
+    ]
+    stress = [item for item in corpus_items if item.get("event-title", "").startswith("NeurIPS")]
+    assert len(stress) == len(titles)
+
+
 def test_seed_acronyms_are_checked(tc: ModuleType, corpus_items: list) -> None:
     """The acronym check above is only as good as the acronyms it sees: the seeds' own."""
     words = {word for item in corpus_items for word in tc.acronyms(item["title"])}
