@@ -41,26 +41,7 @@ _TOKEN = r"[A-Z0-9][\w.]*?(?:[-\u2010][\w]+)*"
 _CAP_TOKEN = re.compile(r"(?:[A-Z][\w]*|\d+[A-Za-z][\w]*)(?:[-\u2010][\w]+)*")
 _ARTICLE = re.compile(r"(?:the|a|an)\s+", re.IGNORECASE)
 _FUNCTION = frozenset(
-    [
-        "of",
-        "for",
-        "and",
-        "via",
-        "with",
-        "from",
-        "in",
-        "on",
-        "to",
-        "the",
-        "a",
-        "an",
-        "through",
-        "by",
-        "under",
-        "at",
-        "as",
-        "or",
-    ]
+    "of for and via with from in on to the a an through by under at as or".split()  # noqa: SIM905
 )
 _CONNECTOR = re.compile(
     r"\s*(?:[,:;.(]|$)|\s+(?:series|to|which|that|as|for|with|in|on|by|is|was|achieves)\b"

@@ -183,3 +183,21 @@ def test_summary_uses_singular_for_one(cli):
     assert result.stderr.splitlines()[-1] == (
         "bib: 1 record from 1 file, 0 duplicates merged, 1 title derived -> stdout"
     )
+
+
+def test_stdin_through_the_real_process(bib_process):
+    text = "ICML 2026 Papers\n\nWe propose FairJudge, an adaptive judge.\n"
+    done = bib_process("convert", "-", "--from", "paperlist", "-f", "csl-json", input=text)
+    assert done.returncode == 0, done.stderr
+    [item] = json.loads(done.stdout)
+    assert (item["id"], item["event-title"]) == ("fairjudge2026", "ICML 2026")
+
+
+def test_directory_without_inputs_is_refused(cli, tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = cli("convert", empty)
+    assert result.exit_code == 2
+    assert (
+        result.stderr == f"bib: error: {empty}: directory has no .txt, .md, .bib or .json files\n"
+    )
