@@ -4,7 +4,7 @@ One document per toolchain holds every record (`\\nocite{*}`):
 - `bibtex`: `-f bibtex` (UTF-8), natbib + plainnat, pdflatex -> bibtex -> pdflatex x2;
 - `bibtex-ascii`: `-f bibtex --ascii`, the same, with no Unicode declarations at all;
 - `biblatex`: `-f biblatex`, biblatex (draft style, abstracts printed),
-  pdflatex -> biber -> pdflatex.
+  pdflatex -> biber -> pdflatex x2 (with only \nocite{*}, biblatex asks for a second run).
 
 The PDF text (pdftotext) must show every record's key label and title, acronyms in their case.
 """
