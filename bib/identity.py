@@ -13,13 +13,8 @@ import hashlib
 import re
 import unicodedata
 
-_MARKUP = re.compile(
-    r"\\(?:url|href|textbf|textit|emph|texttt|mathbf|mathrm|text|textsc|underline)\b"  # commands
-    r"|\\[a-zA-Z]+\*?"  # any other command name
-    r"|\]\((?:[^()\s]|\([^()\s]*\))*\)"  # the target part of a markdown link
-    r"|[*_`~{}$\\\[\]]"  # markdown and TeX punctuation
-)
-_NON_WORD = re.compile(r"[\W_]+")
+_HIDDEN = re.compile(r"\\[a-zA-Z]+|\]\((?:[^()\s]|\([^()\s]*\))*\)")
+"""Words a reader never sees: LaTeX command names and the targets of markdown links."""
 _DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.IGNORECASE)
 _ARXIV = re.compile(
     r"^(?:https?://arxiv\.org/(?:abs|pdf)/|arxiv:\s*)?"
@@ -29,11 +24,23 @@ _ARXIV = re.compile(
 HASH_LENGTH = 16
 
 
+_WORD_BYTES = bytes(
+    c + 32 if 65 <= c <= 90 else c if c >= 128 or chr(c).isalnum() else 32 for c in range(256)
+)
+"""A bytes.translate table for UTF-8: ASCII letters to lower case, ASCII non-alphanumerics
+to spaces, the bytes of other characters kept."""
+
+
 def normalize_text(text: str) -> str:
     """Text reduced to its words: what stays the same however the list was typed."""
-    text = unicodedata.normalize("NFKC", text).casefold()
-    text = _MARKUP.sub(" ", text)
-    return " ".join(_NON_WORD.sub(" ", text).split())
+    if "\\" in text or "](" in text:
+        text = _HIDDEN.sub(" ", text)
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text).casefold()
+        for char in set(text):
+            if char > "\x7f" and not char.isalnum():
+                text = text.replace(char, " ")
+    return b" ".join(text.encode("utf-8").translate(_WORD_BYTES).split()).decode("utf-8")
 
 
 def normalize_doi(doi: str) -> str:
@@ -66,12 +73,15 @@ def record_id(
     first_author: str = "",
 ) -> str:
     """The id of a paper from the strongest evidence available."""
-    if doi and normalize_doi(doi):
-        return f"doi:{normalize_doi(doi)}"
-    if arxiv_id and normalize_arxiv(arxiv_id):
-        return f"arxiv:{normalize_arxiv(arxiv_id)}"
-    if abstract and normalize_text(abstract):
-        return f"abs:{abstract_key(abstract)}"
+    doi = normalize_doi(doi) if doi else ""
+    if doi:
+        return f"doi:{doi}"
+    arxiv_id = normalize_arxiv(arxiv_id) if arxiv_id else ""
+    if arxiv_id:
+        return f"arxiv:{arxiv_id}"
+    digest_of_abstract = abstract_key(abstract) if abstract else ""
+    if digest_of_abstract:
+        return f"abs:{digest_of_abstract}"
     fallback = " ".join(
         [normalize_text(title), str(year or ""), normalize_text(first_author)]
     ).strip()

@@ -22,52 +22,9 @@ SAFE_SOURCE_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_:-]*[A-Za-z0-9]|[A-Za-z]")
 """Keys that BibTeX, biber and pandoc all read without quoting: kept as given."""
 
 STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "on",
-        "of",
-        "for",
-        "to",
-        "in",
-        "with",
-        "via",
-        "and",
-        "or",
-        "is",
-        "are",
-        "do",
-        "does",
-        "can",
-        "how",
-        "why",
-        "what",
-        "when",
-        "where",
-        "which",
-        "toward",
-        "towards",
-        "from",
-        "by",
-        "at",
-        "as",
-        "into",
-        "beyond",
-        "under",
-        "over",
-        "rethinking",
-        "revisiting",
-        "learning",
-        "only",
-        "this",
-        "these",
-        "our",
-        "their",
-        "its",
-        "new",
-        "novel",
-    ]
+    "a an the on of for to in with via and or is are do does can how why what when where "  # noqa: SIM905
+    "which toward towards from by at as into beyond under over rethinking revisiting "
+    "learning only this these our their its new novel".split()
 )
 _FOLD = str.maketrans(
     {"ß": "ss", "æ": "ae", "Æ": "ae", "ø": "o", "Ø": "o", "ł": "l", "Ł": "l", "đ": "d",
@@ -79,6 +36,8 @@ MAX_BASE = 24
 
 def fold(text: str) -> str:
     """Lower-case ASCII letters and digits only: `Müller` -> `muller`, `S2L-PO` -> `s2lpo`."""
+    if text.isascii():
+        return _NON_KEY.sub("", text.lower())
     text = unicodedata.normalize("NFKD", text.translate(_FOLD))
     text = "".join(c for c in text if not unicodedata.combining(c))
     return _NON_KEY.sub("", text.lower())

@@ -28,7 +28,7 @@ def identities(record: Record) -> list[str]:
         keys.append(f"doi:{record.doi.lower()}")
     if record.arxiv_id:
         keys.append(f"arxiv:{record.arxiv_id.lower()}")
-    if record.abstract:
+    if record.abstract and not record.id.startswith("abs:"):
         digest = abstract_key(record.abstract)
         if digest:
             keys.append(f"abs:{digest}")
@@ -52,6 +52,8 @@ def combine(lead: Record, other: Record) -> Record:
     for name in _SCALARS:
         if not getattr(lead, name) and getattr(other, name):
             changes[name] = getattr(other, name)
+    if lead.title_derived and other.title and not other.title_derived:
+        changes["title"] = other.title  # a published title beats one bib derived
     if "title" in changes:
         changes["title_derived"] = other.title_derived
     for name in _UNITED:

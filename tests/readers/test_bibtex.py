@@ -9,7 +9,8 @@ from bib.record import Author, EntryType, TagKind
 
 ENTRY = r"""@inproceedings{muller2024deep,
   title = {{USMoE}: Caf\'e \& {M}ore for $6\times$ Speed},
-  author = {M{\"u}ller, J{\"o}rg and Ludwig van Beethoven and {Barnes and Noble} and de la Fontaine, Jean},
+  author = {M{\"u}ller, J{\"o}rg and Ludwig van Beethoven and {Barnes and Noble}
+            and de la Fontaine, Jean},
   booktitle = {Proceedings of the 41st International Conference on Machine Learning},
   year = {2024},
   abstract = {We show $\alpha + \beta$ gains and 50\% fewer errors.},
@@ -50,7 +51,7 @@ def test_source_key_and_line_are_kept(records):
 
 def test_unknown_fields_go_into_fields(records):
     [record] = records("r.bib", ENTRY)
-    assert dict(record.fields) == {"annote": "Read twice", "pages": "1–10", "volume": "235"}
+    assert dict(record.fields) == {"annote": "Read twice", "pages": "1\u201310", "volume": "235"}
 
 
 def test_keywords_become_topic_tags(records):
@@ -114,3 +115,17 @@ def test_file_without_entries_is_an_error(records):
 def test_entry_without_key_is_an_error(records):
     with pytest.raises(BibError, match="no citation key"):
         records("r.bib", "@article{title={One}}\n")
+
+
+def test_own_derived_title_note_and_links_are_taken_back(records):
+    text = (
+        "@inproceedings{usmoe2026, title={{USMoE}: Unified}, year={2026},\n"
+        "  note={Title derived from the abstract by bib; not the published title. Read it. "
+        "Code: \\url{https://github.com/a/b}. Project page: \\url{https://a.github.io/}}}\n"
+    )
+    [record] = records("r.bib", text)
+    assert (record.title_derived, record.note) == (True, "Read it.")
+    assert [(link.url, link.role.value) for link in record.links] == [
+        ("https://github.com/a/b", "code"),
+        ("https://a.github.io/", "project"),
+    ]

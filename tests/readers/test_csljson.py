@@ -7,7 +7,7 @@ import json
 import pytest
 
 from bib.errors import BibError
-from bib.record import Author, EntryType
+from bib.record import Author, EntryType, LinkRole
 
 ITEM = {
     "id": "doe2024",
@@ -94,3 +94,10 @@ def test_invalid_json_names_the_line(records):
 def test_empty_array_is_an_error(records):
     with pytest.raises(BibError, match="no CSL-JSON items"):
         records("r.json", "[]")
+
+
+def test_own_derived_title_note_is_taken_back(records):
+    note = "Title derived from the abstract by bib; not the published title. Code: https://github.com/a/b"
+    [record] = records("r.json", json.dumps({**ITEM, "note": note}))
+    assert (record.title_derived, record.note) == (True, "")
+    assert record.urls(LinkRole.CODE) == ["https://github.com/a/b"]

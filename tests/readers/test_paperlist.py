@@ -141,3 +141,13 @@ def test_entry_without_text_is_an_error(records):
 def test_iccv_in_an_even_year_is_an_error(records):
     with pytest.raises(BibError, match="odd years"):
         records("l.txt", f"ICCV 2024\n\n{ABSTRACT}\n")
+
+
+def test_venue_not_in_the_table_is_kept_as_named(records):
+    [record] = records("l.txt", f"MyWorkshop 2026 Papers\n\n{ABSTRACT}\n")
+    assert (record.venue, record.year, record.event_title, record.container_title) == (
+        "MyWorkshop",
+        2026,
+        "MyWorkshop 2026",
+        "",
+    )

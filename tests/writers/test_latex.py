@@ -71,7 +71,13 @@ def test_dollar_amounts_are_not_math() -> None:
 
 @pytest.mark.parametrize(
     "command",
-    [r"\input{/etc/passwd}", r"\write18{ls}", r"\catcode`\{=1", r"\def\x{y}", r"\csname x\endcsname"],
+    [
+        r"\input{/etc/passwd}",
+        r"\write18{ls}",
+        r"\catcode`\{=1",
+        r"\def\x{y}",
+        r"\csname x\endcsname",
+    ],
 )
 def test_dangerous_commands_print_literally(command: str) -> None:
     out = to_latex(command)
@@ -114,7 +120,9 @@ def test_markdown_emphasis_becomes_latex(markdown: str, latex: str) -> None:
 
 
 def test_markdown_link_becomes_text_and_url() -> None:
-    assert to_latex("[the repo](https://github.com/a/b)") == r"the repo (\url{https://github.com/a/b})"
+    assert (
+        to_latex("[the repo](https://github.com/a/b)") == r"the repo (\url{https://github.com/a/b})"
+    )
 
 
 def test_markdown_link_to_itself_is_one_url() -> None:
@@ -160,11 +168,11 @@ def test_ascii_refuses_macros_that_need_packages() -> None:
 
 
 def test_ascii_falls_back_to_compatibility_decomposition() -> None:
-    assert to_latex("ℝ ﬁ", ascii=True) == "R fi"
+    assert to_latex("ℝ ﬁ", ascii=True) == "R fi"  # noqa: RUF001
 
 
 def test_ascii_output_is_ascii() -> None:
-    assert to_latex("naïve café – “quoted” … α≤β", ascii=True).isascii()
+    assert to_latex("naïve café – “quoted” … α≤β", ascii=True).isascii()  # noqa: RUF001
 
 
 def test_utf8_output_keeps_unicode() -> None:
@@ -176,7 +184,7 @@ def test_latex_accent_commands_in_source_become_letters() -> None:
 
 
 def test_plain_text_renders_math() -> None:
-    assert to_text(r"over 6$\times$ and ${\sim}17.6\%$") == "over 6× and ∼17.6%"
+    assert to_text(r"over 6$\times$ and ${\sim}17.6\%$") == "over 6× and ∼17.6%"  # noqa: RUF001
 
 
 def test_plain_text_strips_markdown() -> None:
