@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from bib.extract.vocabulary import (
     CUE_CLAIM,
     CUE_PASSING,
-    SCAN_BYTES,
     SCAN_BYTES_LOWER,
     SCAN_TABLE,
     Vocabulary,
@@ -35,9 +34,7 @@ from bib.extract.vocabulary import (
 )
 from bib.record import Span
 
-_ACRONYM = re.compile(
-    r"((?:[\s\-]+[A-Za-z][\w\-]*){0,3}?)\s*\(\s*([A-Za-z][A-Za-z0-9\-]{0,15}?)(s)?\s*[);,]"
-)
+_ACRONYM_SHAPE = re.compile(r"[A-Za-z][A-Za-z0-9\-]{0,15}")
 
 _WHITESPACE_RUN = re.compile(r"\s{2,}")
 _NOT_LETTER = re.compile(r"[^A-Z]")
@@ -173,13 +170,11 @@ def scan(text: str, vocabulary: Vocabulary) -> Scan:
     if ("  " in text or "\n" in text or "\t" in text) and _WHITESPACE_RUN.search(text):
         view, marks, shifts = _squeeze(text)
     if view.isascii() or vocabulary.compiled.ascii:
-        raw = b" " + view.encode("ascii", "replace")
-        scanned = raw.translate(SCAN_BYTES).decode("ascii")
-        lowered = raw.translate(SCAN_BYTES_LOWER).decode("ascii")
+        lowered = (b" " + view.encode("ascii", "replace")).translate(SCAN_BYTES_LOWER).decode()
     else:
-        scanned = " " + view.translate(SCAN_TABLE)
-        lowered = scanned.lower()
-        if len(lowered) != len(scanned):
+        lowered = " " + view.translate(SCAN_TABLE).lower()
+        if len(lowered) != len(view) + 1:
+            scanned = " " + view.translate(SCAN_TABLE)
             lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in scanned)
     size = len(lowered)
     hits: list[tuple[int, int, str]] = []
@@ -202,7 +197,7 @@ def scan(text: str, vocabulary: Vocabulary) -> Scan:
                 passing.append((end - 1, reach))
             continue
         if exact is not None:
-            found = exact.get(scanned[start:end])
+            found = exact.get(view[start - 1 : end - 1].translate(SCAN_TABLE))
             if found is not None:
                 hits.append((start - 1, end - 1, found))
                 continue
@@ -233,29 +228,37 @@ def raw_hits(text: str, vocabulary: Vocabulary) -> list[tuple[int, int, str]]:
 
 
 def defined_acronyms(text: str, hits: Iterable[tuple]) -> dict[str, str]:
-    """Acronyms the abstract defines right after a matched long form, mapped to its topic."""
+    """Acronyms the abstract defines right after a matched long form, mapped to its topic.
+
+    `Sparse Mixture of Experts (SMoE)`: the acronym follows the long form (at most three
+    more words in between) and its letters contain the long form's initials in order.
+    """
     out: dict[str, str] = {}
     paren = text.find("(")
-    if paren < 0:
-        return out
     for hit in hits:
-        start, end, slug = hit[0], hit[1], hit[2]
+        if paren < 0:
+            break
+        start, end = hit[0], hit[1]
         if paren < end:
             paren = text.find("(", end)
             if paren < 0:
                 break
-        if paren - end > 48 or not text[paren + 1 : paren + 3].lstrip()[:1].isalpha():
+        if paren - end > 48:
             continue
-        m = _ACRONYM.match(text, end)
-        if not m:
+        close = text.find(")", paren, paren + 20)
+        if close < 0:
             continue
-        acronym = m.group(2)
-        if sum(map(str.isupper, acronym)) < 2 or acronym in out:
+        acronym = text[paren + 1 : close].strip()
+        if acronym.endswith("s") and acronym[:-1].isupper():
+            acronym = acronym[:-1]
+        if not _ACRONYM_SHAPE.fullmatch(acronym) or acronym in out:
             continue
-        letters = _NOT_LETTER.sub("", acronym.upper())
-        wanted = initials(_WORD.findall(text, start, m.end(1)))
-        if wanted and _subsequence(wanted, letters):
-            out[acronym] = slug
+        between = text[end:paren].split()
+        if len(between) > 3 or sum(map(str.isupper, acronym)) < 2:
+            continue
+        wanted = initials(_WORD.findall(text, start, paren))
+        if wanted and _subsequence(wanted, _NOT_LETTER.sub("", acronym.upper())):
+            out[acronym] = hit[2]
     return out
 
 
@@ -362,7 +365,7 @@ def _infer(groups: dict[str, list[Hit]], vocabulary: Vocabulary, touched: set[st
 def _rank(
     groups: dict[str, list[Hit]], vocabulary: Vocabulary, length: int, touched: set[str]
 ) -> list[tuple[float, int, str]]:
-    """`(score, first position, slug)` per topic, best first."""
+    """`(score, -first position, slug)` per topic, best first (earlier first on a tie)."""
     weights = vocabulary.weights
     covered: set[str] = set()
     if any(weights[slug][1] for slug in groups):
@@ -374,13 +377,12 @@ def _rank(
         weight, generic = weights[slug]
         if generic and slug in covered:
             weight *= 0.6
-        mass = sum([h[3] for h in items])
-        first = min([h[0] for h in items]) if slug in touched else items[0][0]
+        if len(items) == 1:
+            mass, first = items[0][3], items[0][0]
+        else:
+            mass = sum([h[3] for h in items])
+            first = min([h[0] for h in items]) if slug in touched else items[0][0]
         frequency = 1.0 + log(mass) if mass >= 1 else mass
-        out.append((weight * (frequency + 0.5 - 0.5 * first / length), first, slug))
-    out.sort(key=_order)
+        out.append((weight * (frequency + 0.5 - 0.5 * first / length), -first, slug))
+    out.sort(reverse=True)
     return out
-
-
-def _order(ranked: tuple[float, int, str]) -> tuple[float, int, str]:
-    return (-ranked[0], ranked[1], ranked[2])

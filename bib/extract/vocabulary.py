@@ -260,7 +260,8 @@ class CompiledTopics:
     """Every key is ASCII, so other characters can be scanned as `?` (one for one)."""
 
     def __contains__(self, phrase: str) -> bool:
-        value = self.automaton.get(scan_key(phrase).lower(), None)
+        key = " " + phrase if phrase.isalnum() else scan_key(phrase)
+        value = self.automaton.get(key.lower(), None)
         if value is None:
             return False
         return value[1] is not None or (value[2] is not None and phrase in value[2])
