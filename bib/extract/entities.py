@@ -20,7 +20,6 @@ import itertools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
 
 import ahocorasick
 
@@ -69,6 +68,9 @@ _CUE_AFTER_LIST = re.compile(
     rf"({_MNAME}(?:\s*,\s*{_MNAME})*(?:\s*,?\s*(?:and|or)\s+{_MNAME})?)"
     r"(?:\s+[a-z][a-z-]+)?\s+(?:benchmarks?|datasets?|corpus)\b"
 )
+_CUE_AFTER_LIST_AT_END = re.compile(_CUE_AFTER_LIST.pattern + r"\Z")
+_CUE_WORD = re.compile(r"\b(?:benchmarks?|datasets?|corpus)\b")
+_MNAME_RE = re.compile(_MNAME)
 _LIST_AFTER_CUE = re.compile(
     rf"\b(?:benchmarks?|datasets?)\s*(?:\(|:|,?\s+(?:such as|including|like|namely)\s+)\s*"
     rf"({_MNAME}(?:\s*,\s*{_MNAME})*(?:\s*,?\s*(?:and|or)\s+{_MNAME})?)"
@@ -114,7 +116,16 @@ class CompiledEntities:
     families: re.Pattern[str]
 
 
-@cache
+def compiled_entities(vocabulary: Vocabulary) -> CompiledEntities:
+    """The vocabulary's dataset and model names, compiled once per vocabulary."""
+    found = vocabulary.compiled_forms.get("entities")
+    if found is None:
+        found = vocabulary.compiled_forms["entities"] = _compile(
+            vocabulary.datasets, vocabulary.models
+        )
+    return found
+
+
 def _compile(datasets: tuple[Entity, ...], models: tuple[Entity, ...]) -> CompiledEntities:
     automaton = ahocorasick.Automaton()
     for kind, entities in (("dataset", datasets), ("model", models)):
@@ -167,7 +178,7 @@ def match_entities(
     """Datasets and models named in `text`, each with the spans that name it."""
     if not text:
         return [], []
-    compiled = _compile(vocabulary.datasets, vocabulary.models)
+    compiled = compiled_entities(vocabulary)
     datasets: dict[str, tuple[str, set[Span]]] = {}
     models: dict[str, tuple[str, set[Span]]] = {}
     taken: list[Span] = []
@@ -271,14 +282,15 @@ def _pattern_datasets(text: str) -> list[Span]:
     spans: list[Span] = []
     for m in _BENCH.finditer(text):
         spans.append(m.span())
-    for pattern in (_CUE_AFTER_LIST, _LIST_AFTER_CUE):
-        for m in pattern.finditer(text):
-            names = list(re.finditer(_MNAME, m.group(1)))
-            if pattern is _CUE_AFTER_LIST and not _list_ok(text, m.start(1), names):
-                continue
-            for name in names:
-                start = m.start(1) + name.start()
-                spans.append((start, start + len(name.group())))
+    matches: list[re.Match[str]] = list(_LIST_AFTER_CUE.finditer(text))
+    for cue in _CUE_WORD.finditer(text):
+        m = _CUE_AFTER_LIST_AT_END.search(text, max(0, cue.start() - 160), cue.end())
+        if m and _list_ok(text, m.start(1), list(_MNAME_RE.finditer(m.group(1)))):
+            matches.append(m)
+    for m in matches:
+        for name in _MNAME_RE.finditer(m.group(1)):
+            start = m.start(1) + name.start()
+            spans.append((start, start + len(name.group())))
     return spans
 
 

@@ -22,61 +22,69 @@ EVALUATION_TOPIC = "evaluation"
 EXTRACTED_KINDS = frozenset(TagKind)
 """Kinds this stage owns: earlier tags of these kinds are replaced, not duplicated."""
 
-_VERB = r"\bwe\s+(?:\w+ly\s+|also\s+|further\s+|then\s+|first\s+)?"
-_CONTRIBUTIONS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
+_WE = re.compile(r"\bwe\b", re.IGNORECASE)
+_VERB = r"we\s+(?:\w+ly\s+|also\s+|further\s+|then\s+|first\s+)?"
+
+
+def _cue(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+_CONTRIBUTIONS: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str] | None], ...] = (
     (
         "benchmark",
         "new benchmark or dataset",
-        re.compile(
+        _cue(
             _VERB + r"(?:introduce|present|propose|construct|build|release|curate|create|collect)"
             r"\b[^.;]{0,80}?(?:\b(?:benchmarks?|datasets?|corpus|corpora|test ?beds?|"
             r"evaluation suite)|[\w-]bench)\b"
-            r"|\brelease\s+of\s+our\b[^.;]{0,40}\bdatasets?\b",
-            re.IGNORECASE,
         ),
+        _cue(r"\brelease\s+of\s+our\b[^.;]{0,40}\bdatasets?\b"),
     ),
     (
         "system",
         "system or infrastructure",
-        re.compile(
+        _cue(
             _VERB + r"(?:introduce|present|build|develop|release|design)\b[^.;]{0,80}?"
-            r"\b(?:system|pipeline|infrastructure|library|toolkit|engine|platform|simulator)s?\b",
-            re.IGNORECASE,
+            r"\b(?:system|pipeline|infrastructure|library|toolkit|engine|platform|simulator)s?\b"
         ),
+        None,
     ),
     (
         "method",
         "new method",
-        re.compile(
+        _cue(
             _VERB + r"(?:propose|introduce|present|develop|design|derive)\b[^.;]{0,100}?"
             r"\b(?:method|framework|approach|algorithm|technique|architecture|strategy|mechanism|"
             r"objective|paradigm|model|operator|detector|metric)s?\b"
-            r"|\b(?:this|our)\s+(?:paper|work)\s+(?:proposes|introduces|presents)\b",
-            re.IGNORECASE,
         ),
+        _cue(r"\b(?:this|our)\s+(?:paper|work)\s+(?:proposes|introduces|presents)\b"),
     ),
     (
         "theory",
         "theory",
-        re.compile(
+        _cue(
             _VERB + r"(?:prove|derive|establish)\b(?!\s+(?:a|an)\s+(?:new|novel))"
-            r"|\bwe\s+(?:\w+\s+)?show\s+theoretically\b|\btheoretical(?:ly)?\s+(?:analysis|account|"
-            r"framework|characteri[sz]ation|justification|foundation|guarantees?|results?|derive)\b"
-            r"|\b(?:generali[sz]ation|regret|error)\s+bounds?\b|\bprovabl[ey]\b|\btheorems?\b",
-            re.IGNORECASE,
+            r"|we\s+(?:\w+\s+)?show\s+theoretically\b"
+        ),
+        _cue(
+            r"\btheoretical(?:ly)?\s+(?:analysis|account|framework|characteri[sz]ation|"
+            r"justification|foundation|guarantees?|results?|derive)\b"
+            r"|\b(?:generali[sz]ation|regret|error)\s+bounds?\b|\bprovabl[ey]\b|\btheorems?\b"
         ),
     ),
     (
         "analysis",
         "analysis or empirical study",
-        re.compile(
-            _VERB + r"(?:study|analy[sz]e|investigate|examine|compare)\b"
-            r"|\b(?:empirical|systematic|comprehensive)\s+(?:study|analysis|investigation|comparison)\b"
-            r"|\bour\s+(?:analysis|study|findings|experiments)\s+(?:reveal|show|suggest|yield)s?\b",
-            re.IGNORECASE,
+        _cue(_VERB + r"(?:study|analy[sz]e|investigate|examine|compare)\b"),
+        _cue(
+            r"\b(?:empirical|systematic|comprehensive)\s+(?:study|analysis|investigation|"
+            r"comparison)\b|\bour\s+(?:analysis|study|findings|experiments)\s+"
+            r"(?:reveal|show|suggest|yield)s?\b"
         ),
     ),
 )
+"""(value, label, cue matched where a `we` starts, cue searched anywhere)."""
 
 
 def whole_word_spans(text: str, name: str) -> list[Span]:
@@ -136,10 +144,13 @@ def _outermost(spans: Iterable[Span]) -> list[Span]:
 def contribution_tags(text: str) -> list[Tag]:
     """What kind of contribution the abstract claims, from cue phrases."""
     tags = []
-    for value, label, pattern in _CONTRIBUTIONS:
-        spans = tuple(m.span() for m in pattern.finditer(text))
+    starts = [m.start() for m in _WE.finditer(text)]
+    for value, label, after_we, anywhere in _CONTRIBUTIONS:
+        spans = [m.span() for at in starts if (m := after_we.match(text, at))]
+        if anywhere is not None:
+            spans += [m.span() for m in anywhere.finditer(text)]
         if spans:
-            tags.append(Tag(TagKind.CONTRIBUTION, value, label, spans))
+            tags.append(Tag(TagKind.CONTRIBUTION, value, label, tuple(sorted(spans))))
     return tags
 
 

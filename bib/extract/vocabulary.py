@@ -275,6 +275,8 @@ class Vocabulary:
     sources: tuple[str, ...] = ()
     _depths: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
     _ancestors: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False, compare=False)
+    compiled_forms: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    """Other modules' compiled forms of this vocabulary (entity patterns), built once."""
 
     def depth(self, slug: str) -> int:
         if slug not in self._depths:
