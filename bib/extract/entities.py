@@ -182,9 +182,9 @@ def match_entities(
     datasets: dict[str, tuple[str, set[Span]]] = {}
     models: dict[str, tuple[str, set[Span]]] = {}
     taken: list[Span] = []
-    curated = _curated_hits(text, compiled)
+    curated, versioned = _curated_hits(text, compiled)
 
-    for start, end, _kind, entity in _family_hits(text, compiled, curated):
+    for start, end, _kind, entity in _family_hits(text, compiled, curated, versioned):
         surface = text[start:end]
         if _excluded(surface, method, vocabulary):
             continue
@@ -231,33 +231,46 @@ def _overlaps(span: Span, taken: Iterable[Span]) -> bool:
     return any(span[0] < end and start < span[1] for start, end in taken)
 
 
-def _curated_hits(text: str, compiled: CompiledEntities) -> list[tuple[int, int, str, Entity]]:
+def _curated_hits(
+    text: str, compiled: CompiledEntities
+) -> tuple[list[tuple[int, int, str, Entity]], dict[int, Entity]]:
+    """Whole-word curated names (leftmost, longest), and where a model name starts a longer
+    word with a version (`Qwen4-8B`), for the family pattern to try."""
     hits = []
+    versioned: dict[int, Entity] = {}
     for end, (length, kind, entity) in compiled.automaton.iter(text):
         start = end - length + 1
         if _bounded(text, start, end + 1):
             hits.append((start, end + 1, kind, entity))
+        elif kind == "model" and text[end + 1 : end + 2].isdigit():
+            versioned.setdefault(start, entity)
     hits.sort(key=lambda h: (h[0], h[0] - h[1]))
     kept, reach = [], -1
     for hit in hits:
         if hit[0] >= reach:
             kept.append(hit)
             reach = hit[1]
-    return kept
+    return kept, versioned
 
 
 def _family_hits(
-    text: str, compiled: CompiledEntities, curated: list[tuple[int, int, str, Entity]]
+    text: str,
+    compiled: CompiledEntities,
+    curated: list[tuple[int, int, str, Entity]],
+    versioned: dict[int, Entity],
 ) -> list[tuple[int, int, str, Entity]]:
     """Curated model names, stretched over the version and size that follow them."""
-    by_start = {start: hit for hit in curated if hit[2] == "model" for start in (hit[0],)}
+    starts = {hit[0]: hit for hit in curated if hit[2] == "model"}
+    for start, entity in versioned.items():
+        if start not in starts and (start == 0 or not text[start - 1].isalnum()):
+            starts[start] = (start, start, "model", entity)
     out = []
-    for m in compiled.families.finditer(text):
-        hit = by_start.get(m.start())
-        if hit is None:
-            continue
-        end = max(m.end(), hit[1])
-        out.append((m.start(), end, "model", hit[3]))
+    for start in sorted(starts):
+        hit = starts[start]
+        m = compiled.families.match(text, start)
+        end = max(m.end(), hit[1]) if m else hit[1]
+        if end > start:
+            out.append((start, end, "model", hit[3]))
     return out
 
 

@@ -30,7 +30,9 @@ def _cue(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE)
 
 
-_CONTRIBUTIONS: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str] | None], ...] = (
+_CONTRIBUTIONS: tuple[
+    tuple[str, str, re.Pattern[str], re.Pattern[str] | None, tuple[str, ...]], ...
+] = (
     (
         "benchmark",
         "new benchmark or dataset",
@@ -40,6 +42,7 @@ _CONTRIBUTIONS: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str] | None], 
             r"evaluation suite)|[\w-]bench)\b"
         ),
         _cue(r"\brelease\s+of\s+our\b[^.;]{0,40}\bdatasets?\b"),
+        ("release of our",),
     ),
     (
         "system",
@@ -49,6 +52,7 @@ _CONTRIBUTIONS: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str] | None], 
             r"\b(?:system|pipeline|infrastructure|library|toolkit|engine|platform|simulator)s?\b"
         ),
         None,
+        (),
     ),
     (
         "method",
@@ -59,6 +63,7 @@ _CONTRIBUTIONS: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str] | None], 
             r"objective|paradigm|model|operator|detector|metric)s?\b"
         ),
         _cue(r"\b(?:this|our)\s+(?:paper|work)\s+(?:proposes|introduces|presents)\b"),
+        ("this paper", "this work", "our paper", "our work"),
     ),
     (
         "theory",
@@ -72,6 +77,7 @@ _CONTRIBUTIONS: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str] | None], 
             r"justification|foundation|guarantees?|results?|derive)\b"
             r"|\b(?:generali[sz]ation|regret|error)\s+bounds?\b|\bprovabl[ey]\b|\btheorems?\b"
         ),
+        ("theoretical", "bound", "provabl", "theorem"),
     ),
     (
         "analysis",
@@ -82,9 +88,11 @@ _CONTRIBUTIONS: tuple[tuple[str, str, re.Pattern[str], re.Pattern[str] | None], 
             r"comparison)\b|\bour\s+(?:analysis|study|findings|experiments)\s+"
             r"(?:reveal|show|suggest|yield)s?\b"
         ),
+        ("empirical", "systematic", "comprehensive", "our "),
     ),
 )
-"""(value, label, cue matched where a `we` starts, cue searched anywhere)."""
+"""(value, label, cue matched where a `we` starts, cue searched anywhere, words without one of
+which (lower case) the anywhere-cue cannot match: a cheap test before the regex)."""
 
 
 def whole_word_spans(text: str, name: str) -> list[Span]:
@@ -145,9 +153,10 @@ def contribution_tags(text: str) -> list[Tag]:
     """What kind of contribution the abstract claims, from cue phrases."""
     tags = []
     starts = [m.start() for m in _WE.finditer(text)]
-    for value, label, after_we, anywhere in _CONTRIBUTIONS:
+    lowered = text.lower()
+    for value, label, after_we, anywhere, needed in _CONTRIBUTIONS:
         spans = [m.span() for at in starts if (m := after_we.match(text, at))]
-        if anywhere is not None:
+        if anywhere is not None and any(word in lowered for word in needed):
             spans += [m.span() for m in anywhere.finditer(text)]
         if spans:
             tags.append(Tag(TagKind.CONTRIBUTION, value, label, tuple(sorted(spans))))

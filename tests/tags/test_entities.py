@@ -92,3 +92,10 @@ def test_ambiguous_model_name_counts_beside_another_model(vocabulary) -> None:
 def test_model_label_is_the_family(vocabulary) -> None:
     (match,) = match_entities("Qwen3-8B solves it.", vocabulary)[1]
     assert (match.value, match.label) == ("Qwen3-8B", "Qwen")
+
+
+def test_curated_family_with_an_unlisted_version_is_a_model(vocabulary) -> None:
+    assert models("We also run Qwen4-14B-Instruct and Gemma5.", vocabulary) == [
+        "Qwen4-14B-Instruct",
+        "Gemma5",
+    ]
