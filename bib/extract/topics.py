@@ -21,7 +21,7 @@ from __future__ import annotations
 import bisect
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from bib.extract.vocabulary import (
@@ -126,8 +126,8 @@ def _to_view(position: int, marks: list[int], shifts: list[int]) -> int:
     return position
 
 
-def _clause_end(view: str, start: int, stops: str) -> int:
-    end = len(view)
+def _clause_end(view: str, start: int, stops: str, limit: int) -> int:
+    end = min(limit, len(view))
     for stop in stops:
         found = view.find(stop, start, end)
         if found != -1:
@@ -193,8 +193,7 @@ def scan(text: str, vocabulary: Vocabulary) -> Scan:
                 while after < len(view) and view[after] in ".,":
                     after += 1
                 stops = ".;:" if cue == CUE_PASSING else ".;:,"
-                reach = min(_clause_end(view, after, stops), end - 1 + PASSING_REACH)
-                passing.append((end - 1, reach))
+                passing.append((end - 1, _clause_end(view, after, stops, end - 1 + PASSING_REACH)))
             continue
         if exact is not None:
             found = exact.get(view[start - 1 : end - 1].translate(SCAN_TABLE))
@@ -205,17 +204,23 @@ def scan(text: str, vocabulary: Vocabulary) -> Scan:
             hits.append((start - 1, end - 1, slug))
     central = _central_sentences(view, claims)
     weak, strong = _union(passing), _union(central)
+    weak.append((size, size))
+    strong.append((size, size))
     i = j = 0
+    low, high = weak[0]
+    claim_low, claim_high = strong[0]
     weighted: list[tuple[int, int, str, float]] = []
     for start, end, slug in hits:
-        while i < len(weak) and weak[i][1] <= start:
+        while high <= start:
             i += 1
-        if i < len(weak) and weak[i][0] <= start:
+            low, high = weak[i]
+        if low <= start:
             weight = PASSING_WEIGHT
         else:
-            while j < len(strong) and strong[j][1] <= start:
+            while claim_high <= start:
                 j += 1
-            weight = CLAIM_WEIGHT if j < len(strong) and strong[j][0] <= start else 1.0
+                claim_low, claim_high = strong[j]
+            weight = CLAIM_WEIGHT if claim_low <= start else 1.0
         if marks:
             start, end = _original(start, marks, shifts), _original(end - 1, marks, shifts) + 1
         weighted.append((start, end, slug, weight))
@@ -227,7 +232,7 @@ def raw_hits(text: str, vocabulary: Vocabulary) -> list[tuple[int, int, str]]:
     return [hit[:3] for hit in scan(text, vocabulary).hits]
 
 
-def defined_acronyms(text: str, hits: Iterable[tuple]) -> dict[str, str]:
+def defined_acronyms(text: str, hits: Sequence[tuple]) -> dict[str, str]:
     """Acronyms the abstract defines right after a matched long form, mapped to its topic.
 
     `Sparse Mixture of Experts (SMoE)`: the acronym follows the long form (at most three
@@ -235,31 +240,36 @@ def defined_acronyms(text: str, hits: Iterable[tuple]) -> dict[str, str]:
     """
     out: dict[str, str] = {}
     paren = text.find("(")
-    for hit in hits:
-        if paren < 0:
-            break
-        start, end = hit[0], hit[1]
-        if paren < end:
-            paren = text.find("(", end)
-            if paren < 0:
-                break
-        if paren - end > 48:
-            continue
-        close = text.find(")", paren, paren + 20)
-        if close < 0:
-            continue
-        acronym = text[paren + 1 : close].strip()
-        if acronym.endswith("s") and acronym[:-1].isupper():
-            acronym = acronym[:-1]
-        if not _ACRONYM_SHAPE.fullmatch(acronym) or acronym in out:
-            continue
-        between = text[end:paren].split()
-        if len(between) > 3 or sum(map(str.isupper, acronym)) < 2:
-            continue
-        wanted = initials(_WORD.findall(text, start, paren))
-        if wanted and _subsequence(wanted, _NOT_LETTER.sub("", acronym.upper())):
-            out[acronym] = hit[2]
+    if paren < 0:
+        return out
+    ends = [hit[1] for hit in hits]
+    while paren >= 0:
+        index = bisect.bisect_right(ends, paren) - 1
+        if index >= 0 and paren - ends[index] <= 48:
+            hit = hits[index]
+            found = _defined_at(text, hit[0], hit[1], paren)
+            if found and found not in out:
+                out[found] = hit[2]
+        paren = text.find("(", paren + 1)
     return out
+
+
+def _defined_at(text: str, start: int, end: int, paren: int) -> str | None:
+    """The acronym in the parenthesis at `paren` if it abbreviates `text[start:paren]`."""
+    close = text.find(")", paren, paren + 20)
+    if close < 0:
+        return None
+    acronym = text[paren + 1 : close].strip()
+    if acronym.endswith("s") and acronym[:-1].isupper():
+        acronym = acronym[:-1]
+    if not _ACRONYM_SHAPE.fullmatch(acronym) or sum(map(str.isupper, acronym)) < 2:
+        return None
+    if len(text[end:paren].split()) > 3:
+        return None
+    wanted = initials(_WORD.findall(text, start, paren))
+    if wanted and _subsequence(wanted, _NOT_LETTER.sub("", acronym.upper())):
+        return acronym
+    return None
 
 
 def _subsequence(needle: str, haystack: str) -> bool:
@@ -367,15 +377,12 @@ def _rank(
 ) -> list[tuple[float, int, str]]:
     """`(score, -first position, slug)` per topic, best first (earlier first on a tie)."""
     weights = vocabulary.weights
-    covered: set[str] = set()
-    if any(weights[slug][1] for slug in groups):
-        for slug in groups:
-            covered.update(vocabulary.ancestors(slug))
+    below = vocabulary.descendants
     out = []
     log = math.log
     for slug, items in groups.items():
         weight, generic = weights[slug]
-        if generic and slug in covered:
+        if generic and not below[slug].isdisjoint(groups):
             weight *= 0.6
         if len(items) == 1:
             mass, first = items[0][3], items[0][0]

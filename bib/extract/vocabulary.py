@@ -327,6 +327,15 @@ class Vocabulary:
         }
 
     @cached_property
+    def descendants(self) -> dict[str, frozenset[str]]:
+        """Topic -> every topic below it in the tree."""
+        below: dict[str, set[str]] = {slug: set() for slug in self.topics}
+        for slug in self.topics:
+            for ancestor in self.ancestors(slug):
+                below[ancestor].add(slug)
+        return {slug: frozenset(found) for slug, found in below.items()}
+
+    @cached_property
     def implications(self) -> dict[str, tuple[str, ...]]:
         """Topic -> the broader topics it always belongs to (see `implies`)."""
         return {
