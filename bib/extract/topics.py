@@ -162,7 +162,12 @@ def _central_sentences(view: str, claims: list[int]) -> list[tuple[int, int]]:
 
 
 def scan(text: str, vocabulary: Vocabulary) -> Scan:
-    """Find every vocabulary phrase and weighing cue in one pass of the automaton."""
+    """Find every vocabulary phrase and weighing cue in one pass of the automaton.
+
+    The scanned text is the abstract lower-cased with every other character than a letter or
+    digit as a space, padded with a space at both ends: a key (which starts with a space)
+    can only match where a word starts, and a match is a whole word when a space follows.
+    """
     automaton = vocabulary.compiled.automaton
     marks: list[int] = []
     shifts: list[int] = []
@@ -170,19 +175,21 @@ def scan(text: str, vocabulary: Vocabulary) -> Scan:
     if ("  " in text or "\n" in text or "\t" in text) and _WHITESPACE_RUN.search(text):
         view, marks, shifts = _squeeze(text)
     if view.isascii() or vocabulary.compiled.ascii:
-        lowered = (b" " + view.encode("ascii", "replace")).translate(SCAN_BYTES_LOWER).decode()
+        raw = b" " + view.encode("ascii", "replace") + b" "
+        lowered = raw.translate(SCAN_BYTES_LOWER).decode()
     else:
-        lowered = " " + view.translate(SCAN_TABLE).lower()
-        if len(lowered) != len(view) + 1:
-            scanned = " " + view.translate(SCAN_TABLE)
+        lowered = " " + view.translate(SCAN_TABLE).lower() + " "
+        if len(lowered) != len(view) + 2:
+            scanned = " " + view.translate(SCAN_TABLE) + " "
             lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in scanned)
-    size = len(lowered)
+        lowered = "".join(c if c.isalnum() else " " for c in lowered)
+    size = len(lowered) - 1
     hits: list[tuple[int, int, str]] = []
     passing: list[tuple[int, int]] = []
     claims: list[int] = []
     for last, (length, slug, exact, cue) in automaton.iter_long(lowered):
         end = last + 1
-        if end != size and lowered[end].isalnum():
+        if lowered[end] != " ":
             continue
         start = end - length
         if cue:
@@ -324,7 +331,7 @@ def match_topics(
     labels = vocabulary.topics
     out: list[TopicMatch] = []
     for score, _, slug in _rank(groups, vocabulary, len(text), touched):
-        if len(out) == max_topics:
+        if len(out) == max_topics or (score < MIN_SCORE and not asserted):
             break
         if score >= MIN_SCORE or slug in asserted:
             group = groups[slug]

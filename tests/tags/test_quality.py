@@ -20,7 +20,7 @@ FLOORS = {
     ("code", "precision"): 1.0,
     ("code", "recall"): 1.0,
     ("topic", "precision"): 0.74,
-    ("topic", "recall"): 0.79,
+    ("topic", "recall"): 0.81,
     ("dataset", "precision"): 0.98,
     ("dataset", "recall"): 0.98,
     ("model", "precision"): 0.98,
