@@ -96,6 +96,8 @@ class Scan:
 
     hits: list[tuple[int, int, str, float]]
     """Whole-word hits `(start, end, slug, weight)`, leftmost-longest, in original offsets."""
+    groups: dict[str, list[Hit]]
+    """The hits by topic, in order."""
     view: str
     """The text the offsets were found in (the abstract, whitespace runs squeezed)."""
     passing: list[tuple[int, int]]
@@ -187,6 +189,7 @@ def scan(text: str, vocabulary: Vocabulary) -> Scan:
     hits: list[tuple[int, int, str]] = []
     passing: list[tuple[int, int]] = []
     claims: list[int] = []
+    add = hits.append
     for last, (length, slug, exact, cue) in automaton.iter_long(lowered):
         end = last + 1
         if lowered[end] != " ":
@@ -205,10 +208,10 @@ def scan(text: str, vocabulary: Vocabulary) -> Scan:
         if exact is not None:
             found = exact.get(view[start - 1 : end - 1].translate(SCAN_TABLE))
             if found is not None:
-                hits.append((start - 1, end - 1, found))
+                add((start - 1, end - 1, found))
                 continue
         if slug is not None:
-            hits.append((start - 1, end - 1, slug))
+            add((start - 1, end - 1, slug))
     central = _central_sentences(view, claims)
     weak, strong = _union(passing), _union(central)
     weak.append((size, size))
@@ -217,6 +220,8 @@ def scan(text: str, vocabulary: Vocabulary) -> Scan:
     low, high = weak[0]
     claim_low, claim_high = strong[0]
     weighted: list[tuple[int, int, str, float]] = []
+    groups: dict[str, list[Hit]] = {}
+    keep = weighted.append
     for start, end, slug in hits:
         while high <= start:
             i += 1
@@ -230,8 +235,14 @@ def scan(text: str, vocabulary: Vocabulary) -> Scan:
             weight = CLAIM_WEIGHT if claim_low <= start else 1.0
         if marks:
             start, end = _original(start, marks, shifts), _original(end - 1, marks, shifts) + 1
-        weighted.append((start, end, slug, weight))
-    return Scan(weighted, view, passing, central, marks, shifts)
+        hit = (start, end, slug, weight)
+        keep(hit)
+        group = groups.get(slug)
+        if group is None:
+            groups[slug] = [hit]
+        else:
+            group.append(hit)
+    return Scan(weighted, groups, view, passing, central, marks, shifts)
 
 
 def raw_hits(text: str, vocabulary: Vocabulary) -> list[tuple[int, int, str]]:
@@ -251,6 +262,9 @@ def defined_acronyms(text: str, hits: Sequence[tuple]) -> dict[str, str]:
         return out
     ends = [hit[1] for hit in hits]
     while paren >= 0:
+        if not text[paren + 1 : paren + 2].isalpha():
+            paren = text.find("(", paren + 1)
+            continue
         index = bisect.bisect_right(ends, paren) - 1
         if index >= 0 and paren - ends[index] <= 48:
             hit = hits[index]
@@ -312,13 +326,7 @@ def match_topics(
     if not text:
         return []
     scanned = scan(text, vocabulary)
-    groups: dict[str, list[Hit]] = {}
-    for hit in scanned.hits:
-        group = groups.get(hit[2])
-        if group is None:
-            groups[hit[2]] = [hit]
-        else:
-            group.append(hit)
+    groups = scanned.groups
     touched: set[str] = set()
     for acronym, slug in defined_acronyms(text, scanned.hits).items():
         if acronym not in vocabulary.compiled:
@@ -339,7 +347,7 @@ def match_topics(
                 evidence = tuple(sorted({(h[0], h[1]) for h in group}))
             else:
                 evidence = tuple([(h[0], h[1]) for h in group])
-            out.append(TopicMatch(slug, labels[slug].label, evidence, round(score, 4)))
+            out.append(TopicMatch(slug, labels[slug].label, evidence, score))
     return out
 
 
@@ -369,14 +377,11 @@ def _infer(groups: dict[str, list[Hit]], vocabulary: Vocabulary, touched: set[st
             for other in broader:
                 groups.setdefault(other, []).extend(groups[slug])
                 touched.add(other)
-    for topic in vocabulary.combinations:
-        part, *context = topic.combines
-        if part not in groups or topic.slug == part:
-            continue
-        if any(c in groups for c in context):
-            found = groups[part] if topic.keeps_parts else groups.pop(part)
-            groups.setdefault(topic.slug, []).extend(found)
-            touched.add(topic.slug)
+    for slug, part, context, keeps in vocabulary.combinations:
+        if part in groups and not context.isdisjoint(groups):
+            found = groups[part] if keeps else groups.pop(part)
+            groups.setdefault(slug, []).extend(found)
+            touched.add(slug)
 
 
 def _rank(

@@ -309,10 +309,14 @@ class Vocabulary:
         return found
 
     @cached_property
-    def combinations(self) -> tuple[Topic, ...]:
-        """Topics that stand for another topic in a given context (see `combines`)."""
-        topics = self.topics.values()
-        return tuple(t for t in topics if t.combines and t.combines[0] in self.topics)
+    def combinations(self) -> tuple[tuple[str, str, frozenset[str], bool], ...]:
+        """`(topic, part, context, keeps part)` for every topic that stands for another topic
+        in a given context (see `combines`), in file order."""
+        return tuple(
+            (t.slug, t.combines[0], frozenset(t.combines[1:]), t.keeps_parts)
+            for t in self.topics.values()
+            if t.combines and t.combines[0] in self.topics and t.combines[0] != t.slug
+        )
 
     @cached_property
     def weights(self) -> dict[str, tuple[float, bool]]:
