@@ -260,11 +260,13 @@ def defined_acronyms(text: str, hits: Sequence[tuple]) -> dict[str, str]:
     paren = text.find("(")
     if paren < 0:
         return out
-    ends = [hit[1] for hit in hits]
+    ends: list[int] | None = None
     while paren >= 0:
         if not text[paren + 1 : paren + 2].isalpha():
             paren = text.find("(", paren + 1)
             continue
+        if ends is None:
+            ends = [hit[1] for hit in hits]
         index = bisect.bisect_right(ends, paren) - 1
         if index >= 0 and paren - ends[index] <= 48:
             hit = hits[index]
