@@ -158,9 +158,28 @@ def spelling_variants(word: str) -> set[str]:
     return variants
 
 
+_IRREGULAR_PLURALS = {
+    "matrix": "matrices",
+    "index": "indices",
+    "vertex": "vertices",
+    "hypothesis": "hypotheses",
+    "analysis": "analyses",
+    "criterion": "criteria",
+    "phenomenon": "phenomena",
+    "datum": "data",
+    "corpus": "corpora",
+    "child": "children",
+}
+_IRREGULAR_SINGULARS = {plural: singular for singular, plural in _IRREGULAR_PLURALS.items()}
+
+
 def number_variants(word: str) -> set[str]:
     """The singular and plural of a lower-case noun, as far as simple English rules go."""
     forms = {word}
+    if word in _IRREGULAR_PLURALS:
+        return {word, _IRREGULAR_PLURALS[word]}
+    if word in _IRREGULAR_SINGULARS:
+        return {word, _IRREGULAR_SINGULARS[word]}
     if not word[-1:].isalpha() or len(word) < 3:
         return forms
     if word.endswith("ies") and len(word) > 4:

@@ -161,3 +161,8 @@ def test_topic_below_the_minimum_score_is_not_tagged(vocabulary) -> None:
     text = "Our approach, unlike federated learning, trains a classifier on images."
     found = {m.slug: m.score for m in match_topics(text, vocabulary, max_topics=50)}
     assert "federated-learning" not in found
+
+
+def test_matching_accepts_irregular_plurals(vocabulary) -> None:
+    text = "The singular vectors of attention matrices align with features."
+    assert evidence(text, vocabulary, "attention-mechanisms") == ["attention matrices"]
