@@ -1,19 +1,21 @@
 """Topic tags: which vocabulary topics an abstract is about, and the words that say so.
 
-Matching works on a folded copy of the abstract (lower case, hyphens and dashes as spaces)
-that has the same length as the original, so every hit is already a span of the original
-text. Spelling variants (plural, joined or hyphenated, British or American) were expanded
-when the vocabulary was compiled, so the text itself is never rewritten word by word.
-Hits must be whole words; where hits overlap the leftmost, then longest, wins ("sparse
-mixture of experts" rather than "mixture of experts" and "experts").
+Matching scans a copy of the abstract that is lower-cased, has every character other than
+a letter or digit replaced by a space, and has the same length as the original, so every
+hit is already a span of the original text (runs of whitespace, as in wrapped BibTeX
+abstracts, are squeezed first and mapped back). Spelling variants (plural, joined or
+hyphenated, British or American) were expanded when the vocabulary was compiled, so the
+text itself is never rewritten word by word. Hits are whole words; where they overlap the
+leftmost, then longest, wins ("sparse mixture of experts", not "mixture of experts").
 
 An acronym the abstract defines after a matched long form ("Sparse Mixture of Experts
 (SMoE)") carries the long form's topic to its later uses, even when the vocabulary does
 not know the acronym.
 
-Ranking weighs how often a topic is mentioned, how early, and how specific it is; a
-generic topic ("machine learning", "optimization") loses weight when a more specific
-topic below it in the tree is also present.
+Ranking weighs each mention (more in the first sentence or where the authors state their
+aim, less after "e.g." or "unlike"), sums them with diminishing returns, favours early
+mentions, and multiplies by specificity: a generic topic ("machine learning",
+"optimization") weighs less, and less again when a topic below it is also present.
 """
 
 from __future__ import annotations
@@ -243,11 +245,6 @@ def scan(text: str, vocabulary: Vocabulary) -> Scan:
         else:
             group.append(hit)
     return Scan(weighted, groups, view, passing, central, marks, shifts)
-
-
-def raw_hits(text: str, vocabulary: Vocabulary) -> list[tuple[int, int, str]]:
-    """Every whole-word vocabulary hit as `(start, end, slug)`, overlaps resolved."""
-    return [hit[:3] for hit in scan(text, vocabulary).hits]
 
 
 def defined_acronyms(text: str, hits: Sequence[tuple]) -> dict[str, str]:

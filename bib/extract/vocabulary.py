@@ -6,9 +6,9 @@ against the same schema (`schema/vocabulary.schema.json`), so a typo is one clea
 naming the file and the JSON path instead of a silently ignored topic.
 
 Compilation turns every synonym into its spelling variants (plural, hyphenated or joined,
-British or American) and puts them all into one Aho-Corasick automaton over folded text;
-abbreviations go into a second, case-sensitive automaton. Matching a record then costs two
-linear passes over its abstract however large the vocabulary is.
+British or American) and puts them, the abbreviations (checked for their exact case on a
+hit) and the cue phrases that weigh a mention into one Aho-Corasick automaton. Matching a
+record then costs one linear pass over its abstract however large the vocabulary is.
 """
 
 from __future__ import annotations
@@ -30,8 +30,6 @@ import schema
 from bib.errors import BibError
 
 SEPARATORS = "-\u2010\u2011\u2012\u2013\u2014\u2212_/\n\r\t\u00a0"
-FOLD_TABLE = str.maketrans({c: " " for c in SEPARATORS})
-"""Characters that separate words as a space does; one-for-one, so offsets survive folding."""
 _PUNCTUATION = "".join(chr(c) for c in range(128) if not chr(c).isalnum())
 SCAN_TABLE = str.maketrans(
     {c: " " for c in _PUNCTUATION + SEPARATORS + "\u2018\u2019\u201c\u201d\u2026\u00b7\u2022"}
@@ -41,11 +39,10 @@ exactly a run between spaces and a phrase cannot match across a comma or a full 
 (`model, reasoning` scans as `model  reasoning`, two spaces)."""
 
 
-SCAN_BYTES = bytes(c if chr(c).isalnum() else 32 for c in range(256))
 SCAN_BYTES_LOWER = bytes(
     ord(chr(c).lower()) if chr(c).isalnum() else 32 for c in range(128)
 ) + bytes(range(128, 256))
-"""SCAN_TABLE for ASCII text as byte tables (plain and lower-cased): much faster to apply."""
+"""SCAN_TABLE and lower-casing for ASCII text as one byte table: much faster to apply."""
 SPECIFICITY_WEIGHT = (0.25, 0.55, 0.85, 1.0, 1.1, 1.15)
 """Ranking weight by specificity 0, 1, 2, ...: umbrella topics rank below specific ones."""
 
@@ -195,11 +192,6 @@ def number_variants(word: str) -> set[str]:
     else:
         forms.add(word + "s")
     return forms
-
-
-def fold(text: str) -> str:
-    """Lower-case `text` and turn hyphens, dashes, slashes and line breaks into spaces."""
-    return text.lower().translate(FOLD_TABLE)
 
 
 def phrase_variants(phrase: str, limit: int = 96) -> set[str]:
