@@ -11,6 +11,8 @@ import re
 import sqlite3
 from dataclasses import dataclass
 from importlib import resources
+from importlib.abc import Traversable
+from pathlib import Path
 
 from bib.errors import OperationError
 
@@ -24,10 +26,11 @@ class Migration:
     sql: str
 
 
-def migrations() -> list[Migration]:
-    """The shipped migrations, sorted by number."""
+def migrations(source: Traversable | Path | None = None) -> list[Migration]:
+    """The migrations in `source` (default: the shipped ones), sorted by number."""
+    folder = source if source is not None else resources.files(__package__) / "migrations"
     found: dict[int, Migration] = {}
-    for item in resources.files(__package__).joinpath("migrations").iterdir():
+    for item in folder.iterdir():
         match = _NAME.match(item.name)
         if not match:
             continue
@@ -71,10 +74,12 @@ def user_version(conn: sqlite3.Connection) -> int:
     return int(conn.execute("PRAGMA user_version").fetchone()[0])
 
 
-def apply(conn: sqlite3.Connection, *, upto: int | None = None) -> list[int]:
+def apply(
+    conn: sqlite3.Connection, *, upto: int | None = None, source: Traversable | Path | None = None
+) -> list[int]:
     """Apply pending migrations inside the open write transaction; return their numbers."""
     current = user_version(conn)
-    shipped = migrations()
+    shipped = migrations(source)
     newest = shipped[-1].number if shipped else 0
     if current > newest:
         raise OperationError(

@@ -45,6 +45,8 @@ LOCK_DEADLINE_S = 120.0
 MARK = ("\x02", "\x03")
 """Snippet highlight markers; the CLI turns them into bold or `**`."""
 
+ALL = Filters()
+
 EXPORT_FORMAT = "bib-annotations"
 EXPORT_VERSION = 1
 
@@ -219,7 +221,8 @@ class SQLiteStore:
         candidate = key
         suffix = ord("a")
         while conn.execute(
-            "SELECT 1 FROM records WHERE key = ? UNION ALL SELECT 1 FROM key_aliases WHERE alias = ?",
+            "SELECT 1 FROM records WHERE key = ?"
+            " UNION ALL SELECT 1 FROM key_aliases WHERE alias = ?",
             (candidate, candidate),
         ).fetchone():
             suffix += 1
@@ -247,8 +250,8 @@ class SQLiteStore:
         )
         if update:
             conn.execute(
-                "UPDATE records SET key = ?, venue = ?, year = ?, title = ?, abstract = ?, data = ?,"
-                " tags_text = ?, updated = ? WHERE id = ?",
+                "UPDATE records SET key = ?, venue = ?, year = ?, title = ?, abstract = ?,"
+                " data = ?, tags_text = ?, updated = ? WHERE id = ?",
                 values,
             )
             conn.execute("DELETE FROM record_tags WHERE record_id = ?", (record.id,))
@@ -326,7 +329,7 @@ class SQLiteStore:
             record_id = self._record_row(conn, key)[0]
             return self._entries(conn, "r.id = ?", [record_id], full=True)[0]
 
-    def entries(self, filters: Filters = Filters(), *, full: bool = False) -> list[Entry]:
+    def entries(self, filters: Filters = ALL, *, full: bool = False) -> list[Entry]:
         where, params = _where(filters)
         with self._read() as conn:
             return self._entries(conn, where, params, full=full)
@@ -413,7 +416,8 @@ class SQLiteStore:
             stamp = now()
             note_uuid = str(uuid.uuid4())
             cursor = conn.execute(
-                "INSERT INTO notes (uuid, record_id, body, created, updated) VALUES (?, ?, ?, ?, ?)",
+                "INSERT INTO notes (uuid, record_id, body, created, updated)"
+                " VALUES (?, ?, ?, ?, ?)",
                 (note_uuid, record_id, body, stamp, stamp),
             )
         return Note(cursor.lastrowid or 0, note_uuid, record_id, current, body, stamp, stamp)
@@ -535,35 +539,35 @@ class SQLiteStore:
             raise BibError("empty search query")
         start, end = MARK
         hits: dict[str, dict[str, Any]] = {}
-        try:
-            with self._read() as conn:
-                rows = conn.execute(
-                    "SELECT r.key, r.title, f.rank,"
-                    f" highlight(records_fts, 0, '{start}', '{end}'),"
-                    f" snippet(records_fts, 1, '{start}', '{end}', '…', 16),"
-                    f" snippet(records_fts, 2, '{start}', '{end}', '…', 16)"
-                    " FROM records_fts f JOIN records r ON r.num = f.rowid"
-                    " WHERE records_fts MATCH ? AND rank MATCH 'bm25(10.0, 1.0, 5.0)'"
-                    " ORDER BY rank LIMIT ?",
-                    (match, limit),
-                ).fetchall()
-                for key, title, score, *snippets in rows:
-                    hit = hits.setdefault(key, {"title": title, "score": score, "snippets": []})
-                    for name, text in zip(("title", "abstract", "tags"), snippets, strict=True):
-                        if start in text:
-                            hit["snippets"].append((name, text))
-                rows = conn.execute(
-                    "SELECT r.key, r.title, f.rank, n.id,"
-                    f" snippet(notes_fts, 0, '{start}', '{end}', '…', 16)"
-                    " FROM notes_fts f JOIN notes n ON n.id = f.rowid"
-                    " JOIN records r ON r.id = n.record_id"
-                    " WHERE notes_fts MATCH ? AND n.deleted_at IS NULL ORDER BY rank LIMIT ?",
-                    (match, limit),
-                ).fetchall()
-        except sqlite3.OperationalError as exc:
-            if not raw or _is_busy(exc):
-                raise
-            raise BibError(f"malformed search query {query!r}: {exc}") from None
+        with self._read() as conn:
+            records = _fts_rows(
+                conn,
+                "SELECT r.key, r.title, f.rank,"
+                f" highlight(records_fts, 0, '{start}', '{end}'),"
+                f" snippet(records_fts, 1, '{start}', '{end}', '…', 16),"
+                f" snippet(records_fts, 2, '{start}', '{end}', '…', 16)"
+                " FROM records_fts f JOIN records r ON r.num = f.rowid"
+                " WHERE records_fts MATCH ? AND rank MATCH 'bm25(10.0, 1.0, 5.0)'"
+                " ORDER BY rank LIMIT ?",
+                (match, limit),
+            )
+            notes = _fts_rows(
+                conn,
+                "SELECT r.key, r.title, f.rank, n.id,"
+                f" snippet(notes_fts, 0, '{start}', '{end}', '…', 16)"
+                " FROM notes_fts f JOIN notes n ON n.id = f.rowid"
+                " JOIN records r ON r.id = n.record_id"
+                " WHERE notes_fts MATCH ? AND n.deleted_at IS NULL ORDER BY rank LIMIT ?",
+                (match, limit),
+            )
+        if isinstance(records, Exception) and isinstance(notes, Exception):
+            raise BibError(f"malformed search query {query!r}: {records}")
+        for key, title, score, *snippets in [] if isinstance(records, Exception) else records:
+            hit = hits.setdefault(key, {"title": title, "score": score, "snippets": []})
+            for name, text in zip(("title", "abstract", "tags"), snippets, strict=True):
+                if start in text:
+                    hit["snippets"].append((name, text))
+        rows = [] if isinstance(notes, Exception) else notes
         for key, title, score, note_id, text in rows:
             hit = hits.setdefault(key, {"title": title, "score": score, "snippets": []})
             hit["score"] = min(hit["score"], score)
@@ -575,7 +579,7 @@ class SQLiteStore:
 
     # Exchange
 
-    def dump_annotations(self, filters: Filters = Filters()) -> dict[str, Any]:
+    def dump_annotations(self, filters: Filters = ALL) -> dict[str, Any]:
         """Every annotated paper (notes, rating, status or tags) in the exchange format."""
         with self._read() as conn:
             entries = [
@@ -802,6 +806,19 @@ class SQLiteStore:
 
     def integrity(self) -> str:
         return str(self.conn.execute("PRAGMA integrity_check").fetchone()[0])
+
+
+def _fts_rows(
+    conn: sqlite3.Connection, sql: str, params: Sequence[Any]
+) -> list[Any] | sqlite3.OperationalError:
+    """Rows of one index, or the error a query malformed for it raised (column filters
+    name columns of one index only, so the caller decides when both failed)."""
+    try:
+        return conn.execute(sql, params).fetchall()
+    except sqlite3.OperationalError as exc:
+        if _is_busy(exc):
+            raise
+        return exc
 
 
 def fts_query(text: str) -> str:
