@@ -89,7 +89,8 @@ def test_note_edit_without_text_opens_the_editor_on_the_current_text(
     note = store.add_note("usmoe2026", "old")
     script = tmp_path / "append.py"
     script.write_text(
-        "import sys\np = sys.argv[1]\ns = open(p).read().rstrip()\nopen(p, 'w').write(s + ' and more')\n"
+        "import sys\np = sys.argv[1]\ns = open(p).read().rstrip()\n"
+        "open(p, 'w').write(s + ' and more')\n"
     )
     monkeypatch.setenv("EDITOR", f"{sys.executable} {script}")
     assert cli("note", "edit", str(note.id)).exit_code == 0
