@@ -35,8 +35,8 @@ def test_add_reports_a_changed_paper_as_updated_and_keeps_its_key(cli, tmp_path:
         "Papers\n\nWe propose FooNet, a network for foo that beats every bar baseline.\n",
         encoding="utf-8",
     )
-    cli("add", plain, "--year", "2024")
-    report = json.loads(cli("add", plain, "--year", "2025", "--json").stdout)
+    cli("add", plain, "--venue", "NeurIPS", "--year", "2024")
+    report = json.loads(cli("add", plain, "--venue", "NeurIPS", "--year", "2025", "--json").stdout)
     assert "foonet2024" in report["updated"]
     assert report["new"] == []
     assert json.loads(cli("show", "foonet2024", "--json").stdout)["year"] == 2025
