@@ -1,4 +1,4 @@
-"""`bib notes export` (markdown, JSON, W3C) and `bib notes import`: lossless, idempotent, all or nothing."""
+"""`bib notes export` (markdown, JSON, W3C) and `bib notes import`: lossless and idempotent."""
 
 from __future__ import annotations
 
