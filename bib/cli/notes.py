@@ -7,7 +7,6 @@ from pathlib import Path
 
 import click
 
-from annotations import exchange
 from bib.atomic import write_atomic
 from bib.cli.library import (
     diagnostic,
@@ -225,6 +224,8 @@ def notes_export(
       bib notes export -f json notes-$(date +%F).json
       bib notes export -f w3c - --tag moe
     """
+    from annotations import exchange
+
     with open_library(ctx) as store:
         data = store.dump_annotations(make_filters(tags, status, min_rating, venue))
     if fmt == "markdown":
@@ -262,6 +263,8 @@ def notes_import(ctx: click.Context, file: str, as_json: bool) -> None:
     Examples:
       bib notes import notes.json
     """
+    from annotations import exchange
+
     text = sys.stdin.read() if file == "-" else _read(file)
     data = exchange.read_json(text, file)
     with open_library(ctx) as store:
