@@ -129,7 +129,12 @@ class SQLiteStore:
 
     def __init__(self, path: Path | str, *, upto: int | None = None):
         self.path = None if str(path) == ":memory:" else Path(path)
-        self.conn = connect(path, upto=upto)
+        try:
+            self.conn = connect(path, upto=upto)
+        except sqlite3.DatabaseError as exc:
+            raise BibError(f"cannot open the library: {exc}", path) from None
+        except OSError as exc:
+            raise BibError(f"cannot open the library: {exc.strerror}", path) from None
         self._depth = 0
 
     # Lifecycle and transactions
@@ -158,13 +163,20 @@ class SQLiteStore:
         self._depth = 1
         try:
             yield self.conn
-        except BaseException:
+        except BaseException as exc:
             self._depth = 0
             if self.conn.in_transaction:
                 self.conn.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.DatabaseError):
+                raise OperationError(f"the library refused the change: {exc}") from exc
             raise
         self._depth = 0
-        _retry(lambda: self.conn.execute("COMMIT"), "committing")
+        try:
+            _retry(lambda: self.conn.execute("COMMIT"), "committing")
+        except sqlite3.DatabaseError as exc:
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+            raise OperationError(f"the library could not save the change: {exc}") from exc
 
     def _read(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
         return self.transaction(write=False)
@@ -664,8 +676,9 @@ class SQLiteStore:
         everything back.
         """
         report = NotesImportReport()
+        papers = [_normalized(paper) for paper in data["papers"]]
         with self.transaction() as conn:
-            for paper in data["papers"]:
+            for paper in papers:
                 record_id = self._import_paper(conn, paper, report)
                 self._import_reading(conn, record_id, paper)
                 conn.executemany(
@@ -689,7 +702,10 @@ class SQLiteStore:
                 f"paper {paper['key']} ({paper['id']}) is not in the library and the file "
                 "has no record for it; `bib add` it first"
             )
-        record = dataclasses.replace(codec.from_dict(paper["record"]), id=paper["id"])
+        try:
+            record = dataclasses.replace(codec.from_dict(paper["record"]), id=paper["id"])
+        except (KeyError, ValueError, TypeError) as exc:
+            raise BibError(f"paper {paper['key']}: unreadable record ({exc!r})") from None
         record = dataclasses.replace(record, key=record.key or paper["key"])
         self._insert(conn, record)
         report.papers_added += 1
@@ -852,6 +868,34 @@ def _where(filters: Filters) -> tuple[str, list[Any]]:
         clauses.append("r.venue = ? COLLATE NOCASE")
         params.append(filters.venue)
     return " AND ".join(clauses) or "1", params
+
+
+def stamp_of(text: str) -> str:
+    """An imported ISO 8601 time in our UTC millisecond form, so string order is time order."""
+    parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    return parsed.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def _normalized(paper: Mapping[str, Any]) -> dict[str, Any]:
+    """A paper of an exchange file with every time in our form."""
+    result = dict(paper)
+    if result.get("reading_updated"):
+        result["reading_updated"] = stamp_of(result["reading_updated"])
+    notes = []
+    for note in paper.get("notes", ()):
+        copy = dict(note)
+        for name in ("created", "updated", "deleted"):
+            if copy.get(name):
+                copy[name] = stamp_of(copy[name])
+        copy["revisions"] = [
+            {**r, "created": stamp_of(r["created"]), "replaced": stamp_of(r["replaced"])}
+            for r in note.get("revisions", ())
+        ]
+        notes.append(copy)
+    result["notes"] = notes
+    return result
 
 
 def _note_body(body: str) -> str:

@@ -114,6 +114,11 @@ def note_edit(ctx: click.Context, note_id: int, text: str | None) -> None:
         if current.deleted:
             raise BibError(f"note {note_id} is deleted; `bib note restore {note_id}` first")
         body = note_text(text, current=current.body)
+        if store.note(note_id).updated != current.updated:
+            diagnostic(
+                f"note {note_id} changed while you were editing; your text is saved and the "
+                f"other one is kept in `bib note history {note_id}`"
+            )
         edited = store.edit_note(note_id, body)
     diagnostic(f"note {edited.id}: " + ("unchanged" if edited == current else "saved"))
 

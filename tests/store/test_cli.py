@@ -323,3 +323,34 @@ def test_every_command_has_help_with_examples(cli, command: list[str]) -> None:
     result = cli(*command, "--help")
     assert result.exit_code == 0
     assert "Examples:" in result.stdout
+
+
+def test_note_edited_elsewhere_while_in_the_editor_loses_nothing(
+    cli, store: SQLiteStore, tmp_path: Path, library: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    note = store.add_note("usmoe2026", "original")
+    script = tmp_path / "racing_editor.py"
+    script.write_text(
+        "import sys\n"
+        "from annotations import open_store\n"
+        f"with open_store({str(library)!r}) as other:\n"
+        f"    other.edit_note({note.id}, 'written by another bib meanwhile')\n"
+        "open(sys.argv[1], 'w').write('my edit')\n"
+    )
+    monkeypatch.setenv("EDITOR", f"{sys.executable} {script}")
+    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).resolve().parents[2]))
+    result = cli("note", "edit", str(note.id))
+    assert "changed while you were editing" in result.stderr
+    assert store.note(note.id).body == "my edit"
+    assert [r.body for r in store.history(note.id)] == [
+        "original",
+        "written by another bib meanwhile",
+    ]
+
+
+def test_library_that_is_not_a_database_exits_2(cli, tmp_path: Path) -> None:
+    bogus = tmp_path / "bogus.sqlite"
+    bogus.write_text("not sqlite\n" * 200)
+    result = cli("--library", bogus, "list")
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"bib: error: {bogus}: cannot open the library")

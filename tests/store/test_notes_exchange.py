@@ -259,3 +259,18 @@ def test_w3c_to_standard_output(cli, annotated: SQLiteStore) -> None:
     assert json.loads(cli("notes", "export", "-f", "w3c", "-").stdout)["type"] == (
         "AnnotationCollection"
     )
+
+
+def test_import_accepts_offset_times_and_stays_idempotent(
+    cli, annotated: SQLiteStore, tmp_path: Path
+) -> None:
+    path = tmp_path / "notes.json"
+    data = export_json(cli, path)
+    note = data["papers"][1]["notes"][1]
+    note["uuid"] = "00000000-0000-4000-8000-000000000003"
+    note["created"] = note["updated"] = "2026-03-01T10:00:00+02:00"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert json.loads(cli("notes", "import", path, "--json").stdout)["notes_added"] == 1
+    (added,) = [n for n in annotated.notes() if n.uuid == note["uuid"]]
+    assert added.created == "2026-03-01T08:00:00.000Z"
+    assert json.loads(cli("notes", "import", path, "--json").stdout)["notes_added"] == 0

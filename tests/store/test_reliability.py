@@ -193,3 +193,30 @@ def test_failed_migration_leaves_the_previous_version(tmp_path: Path) -> None:
     conn.execute("ROLLBACK")
     tables = {n for (n,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert (tables, migrate.user_version(conn)) == ({"kept"}, 1)
+
+
+OPENER = """
+    import sys, time
+    from pathlib import Path
+    from annotations import open_store
+    from bib.record import Record
+    library, go, worker = sys.argv[1], Path(sys.argv[2]), sys.argv[3]
+    while not go.exists():
+        time.sleep(0.001)
+    with open_store(library) as store:
+        store.upsert([Record(id=f"id-{worker}", key=f"paper{worker}", title="t")])
+"""
+
+
+def test_eight_processes_creating_the_same_new_library_at_once(
+    library: Path, tmp_path: Path
+) -> None:
+    go = tmp_path / "go"
+    workers = [python(OPENER, str(library), str(go), str(n)) for n in range(8)]
+    time.sleep(0.5)
+    go.touch()
+    results = [w.communicate(timeout=300) for w in workers]
+    assert [err for _, err in results if err.strip()] == []
+    with open_store(library) as opened:
+        assert opened.count() == 8
+        assert migrate.user_version(opened.conn) == migrate.latest()

@@ -338,3 +338,29 @@ def test_backup_is_a_consistent_private_copy(tmp_path: Path, store: SQLiteStore)
 def test_tags_kinds_are_kept_in_the_record(store: SQLiteStore) -> None:
     kinds = {t.value: t.kind for t in store.resolve("usmoe2026").tags}
     assert kinds == {"mixture-of-experts": TagKind.TOPIC, "USMoE": TagKind.METHOD}
+
+
+def test_keys_are_unique_ignoring_case_and_resolve_ignoring_case(
+    store: SQLiteStore, make_record
+) -> None:
+    report = store.upsert([make_record("id-upper", "USMOE2026", "Shouting")])
+    assert report.new == ["USMOE2026b"]
+    assert store.resolve("USMoE2026").id == "id-usmoe"
+
+
+def test_a_file_that_is_not_a_library_is_bad_input(tmp_path: Path) -> None:
+    bogus = tmp_path / "notes.txt"
+    bogus.write_text("these are my notes, not a database\n" * 100)
+    with pytest.raises(BibError, match="cannot open the library"):
+        open_store(bogus)
+    assert bogus.read_text().startswith("these are my notes")
+
+
+def test_wal_is_private_even_with_a_permissive_umask(tmp_path: Path) -> None:
+    old = os.umask(0)
+    try:
+        with open_store(tmp_path / "open.sqlite") as opened:
+            opened.conn.execute("CREATE TABLE touch (x)")
+            assert mode(tmp_path / "open.sqlite-wal") == 0o600
+    finally:
+        os.umask(old)
