@@ -108,7 +108,10 @@ def connect(path: Path | str, *, upto: int | None = None) -> sqlite3.Connection:
         if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
             _retry(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone(), "enabling WAL")
         target = migrate.latest() if upto is None else upto
-        if migrate.user_version(conn) < target:
+        current = migrate.user_version(conn)
+        if current < target:
+            if current > 0 and str(path) != ":memory:":
+                backup_to(conn, Path(f"{path}.schema-{current}.bak"))
             _retry(lambda: conn.execute("BEGIN IMMEDIATE"), "migrating")
             try:
                 migrate.apply(conn, upto=upto)
@@ -122,6 +125,38 @@ def connect(path: Path | str, *, upto: int | None = None) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
+
+
+def backup_to(conn: sqlite3.Connection, dest: Path) -> None:
+    """Copy a library with SQLite's backup API into a private temp file, check it, fsync it,
+    and rename it over `dest`: `dest` is the old file or a complete new one, never half."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
+    os.close(fd)
+    os.chmod(tmp, 0o600)
+    try:
+        target = sqlite3.connect(tmp)
+        try:
+            _retry(lambda: conn.backup(target), "backing up")
+            target.execute("PRAGMA journal_mode = DELETE")
+            check = target.execute("PRAGMA integrity_check").fetchone()[0]
+            if check != "ok":
+                raise OperationError(f"backup failed its integrity check: {check}")
+        finally:
+            target.close()
+        with open(tmp, "rb") as handle:
+            os.fsync(handle.fileno())
+        os.replace(tmp, dest)
+        with contextlib.suppress(OSError):
+            directory = os.open(dest.parent, os.O_RDONLY)
+            try:
+                os.fsync(directory)
+            finally:
+                os.close(directory)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
 
 
 class SQLiteStore:
@@ -797,28 +832,7 @@ class SQLiteStore:
 
     def backup(self, dest: Path) -> None:
         """Write a consistent copy with SQLite's online backup API, then rename it into place."""
-        dest = Path(dest)
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
-        os.close(fd)
-        os.chmod(tmp, 0o600)
-        try:
-            target = sqlite3.connect(tmp)
-            try:
-                _retry(lambda: self.conn.backup(target), "backing up")
-                target.execute("PRAGMA journal_mode = DELETE")
-                check = target.execute("PRAGMA integrity_check").fetchone()[0]
-                if check != "ok":
-                    raise OperationError(f"backup failed its integrity check: {check}")
-            finally:
-                target.close()
-            with open(tmp, "rb") as handle:
-                os.fsync(handle.fileno())
-            os.replace(tmp, dest)
-        except BaseException:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
-            raise
+        backup_to(self.conn, Path(dest))
 
     def integrity(self) -> str:
         return str(self.conn.execute("PRAGMA integrity_check").fetchone()[0])

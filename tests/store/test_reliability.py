@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import sqlite3
+import stat
 import subprocess
 import sys
 import textwrap
@@ -149,6 +150,26 @@ def test_store_written_by_the_previous_schema_migrates_without_loss(library: Pat
         assert [h.key for h in upgraded.search("zebra")] == ["old2025"]
         assert [h.key for h in upgraded.search("classic")] == ["old2025"]
         assert [h.key for h in upgraded.search("routers")] == ["old2025"]
+
+
+def test_migration_first_keeps_a_backup_of_the_previous_version(library: Path) -> None:
+    previous = migrate.latest() - 1
+    conn = connect(library, upto=previous)
+    stamp = "2026-01-01T00:00:00.000Z"
+    conn.execute(
+        "INSERT INTO records (id, key, data, added, updated) VALUES ('i', 'k', '{}', ?, ?)",
+        (stamp, stamp),
+    )
+    conn.execute(
+        "INSERT INTO notes (uuid, record_id, body, created, updated) VALUES ('u', 'i', 'n', ?, ?)",
+        (stamp, stamp),
+    )
+    conn.close()
+    open_store(library).close()
+    saved = sqlite3.connect(f"{library}.schema-{previous}.bak")
+    assert migrate.user_version(saved) == previous
+    assert saved.execute("SELECT body FROM notes").fetchall() == [("n",)]
+    assert stat.S_IMODE(os.stat(f"{library}.schema-{previous}.bak").st_mode) == 0o600
 
 
 def test_migrations_run_in_numeric_order_up_to_the_highest(tmp_path: Path) -> None:
