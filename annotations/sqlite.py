@@ -19,10 +19,10 @@ import sqlite3
 import tempfile
 import time
 import uuid
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from annotations import codec, migrate
 from annotations.store import (
@@ -37,6 +37,8 @@ from annotations.store import (
 )
 from bib.errors import BibError, OperationError
 from bib.record import Record
+
+T = TypeVar("T")
 
 BUSY_TIMEOUT_MS = 5_000
 LOCK_DEADLINE_S = 120.0
@@ -65,7 +67,7 @@ def _is_busy(exc: sqlite3.OperationalError) -> bool:
     return "locked" in text or "busy" in text
 
 
-def _retry(action, what: str):  # type: ignore[no-untyped-def]
+def _retry(action: Callable[[], T], what: str) -> T:
     """Run `action` until it gets past a busy library, with jittered exponential backoff."""
     deadline = time.monotonic() + LOCK_DEADLINE_S
     delay = 0.005

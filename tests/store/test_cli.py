@@ -354,3 +354,20 @@ def test_library_that_is_not_a_database_exits_2(cli, tmp_path: Path) -> None:
     result = cli("--library", bogus, "list")
     assert result.exit_code == 2
     assert result.stderr.startswith(f"bib: error: {bogus}: cannot open the library")
+
+
+def test_real_process_note_add_from_stdin_then_search(bib_process, store: SQLiteStore) -> None:
+    added = bib_process("note", "add", "graphs2025", "-", input="Try on ogbg-molpcba\n")
+    assert (added.returncode, added.stderr) == (0, "added note 1 to graphs2025\n")
+    found = bib_process("search", "molpcba")
+    assert found.returncode == 0
+    assert found.stdout.splitlines()[0] == "graphs2025\tMessage Passing on Hypergraphs"
+    assert "\x1b[" not in found.stdout
+
+
+def test_real_process_unknown_key_exits_2_without_traceback(
+    bib_process, store: SQLiteStore
+) -> None:
+    result = bib_process("rate", "judge2025", "3")
+    assert result.returncode == 2
+    assert result.stderr == "bib: error: unknown key 'judge2025'; did you mean: judge2026?\n"
