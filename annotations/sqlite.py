@@ -52,6 +52,7 @@ ALL = Filters()
 EXPORT_FORMAT = "bib-annotations"
 EXPORT_VERSION = 1
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _KEY = re.compile(r"^[A-Za-z0-9_:.+/-]+$")
 _TAG = re.compile(r"^[^\s,{}\\#]+$")
 _NOTE_COLUMNS = "n.id, n.uuid, n.record_id, r.key, n.body, n.created, n.updated, n.deleted_at"
@@ -856,7 +857,7 @@ def _fts_rows(
 def fts_query(text: str) -> str:
     """User words as an FTS5 query that cannot be malformed: each word quoted, all required."""
     terms = []
-    for word in text.split():
+    for word in _CONTROL.sub(" ", text).split():
         prefix = word.endswith("*") and len(word) > 1
         word = word.rstrip("*") if prefix else word
         if not word:
