@@ -110,9 +110,10 @@ def connect(path: Path | str, *, upto: int | None = None) -> sqlite3.Connection:
         conn.execute("PRAGMA synchronous = FULL")
         if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
             _retry(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone(), "enabling WAL")
-        target = migrate.latest() if upto is None else upto
         current = migrate.user_version(conn)
-        if current < target:
+        if current > migrate.latest():
+            migrate.apply(conn)  # raises: written by a newer bib
+        if migrate.pending(conn, upto=upto):
             if current > 0 and str(path) != ":memory:":
                 backup_to(conn, Path(f"{path}.schema-{current}.bak"))
             _retry(lambda: conn.execute("BEGIN IMMEDIATE"), "migrating")
@@ -122,8 +123,6 @@ def connect(path: Path | str, *, upto: int | None = None) -> sqlite3.Connection:
                 conn.execute("ROLLBACK")
                 raise
             conn.execute("COMMIT")
-        elif migrate.user_version(conn) > migrate.latest():
-            migrate.apply(conn)  # raises: written by a newer bib
     except BaseException:
         conn.close()
         raise

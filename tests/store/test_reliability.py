@@ -109,8 +109,12 @@ def test_writer_killed_mid_batch_leaves_every_committed_note_and_a_sound_file(
     assert len(committed) >= 150
 
 
+PREVIOUS = 1
+"""The store's schema before full-text search (0002): the previous version a user can have."""
+
+
 def test_store_written_by_the_previous_schema_migrates_without_loss(library: Path) -> None:
-    previous = migrate.latest() - 1
+    previous = PREVIOUS
     conn = connect(library, upto=previous)
     assert migrate.user_version(conn) == previous
     stamp = "2026-01-01T00:00:00.000Z"
@@ -153,7 +157,7 @@ def test_store_written_by_the_previous_schema_migrates_without_loss(library: Pat
 
 
 def test_migration_first_keeps_a_backup_of_the_previous_version(library: Path) -> None:
-    previous = migrate.latest() - 1
+    previous = PREVIOUS
     conn = connect(library, upto=previous)
     stamp = "2026-01-01T00:00:00.000Z"
     conn.execute(
@@ -186,6 +190,19 @@ def test_migrations_run_in_numeric_order_up_to_the_highest(tmp_path: Path) -> No
     assert migrate.apply(conn, source=folder) == []
 
 
+def test_a_store_migration_shipped_after_0010_still_runs(tmp_path: Path) -> None:
+    folder = tmp_path / "migrations"
+    folder.mkdir()
+    (folder / "0001_first.sql").write_text("CREATE TABLE log (n);\n")
+    (folder / "0010_zotero_sync.sql").write_text("INSERT INTO log VALUES (10);\n")
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    migrate.apply(conn, source=folder)
+    (folder / "0003_later.sql").write_text("INSERT INTO log VALUES (3);\n")
+    assert migrate.apply(conn, source=folder) == [3]
+    assert migrate.user_version(conn) == 10
+    assert [n for (n,) in conn.execute("SELECT n FROM log")] == [10, 3]
+
+
 def test_shipped_migrations_include_the_zotero_number_range_rule() -> None:
     numbers = [m.number for m in migrate.migrations()]
     assert numbers == sorted(numbers)
@@ -213,7 +230,7 @@ def test_failed_migration_leaves_the_previous_version(tmp_path: Path) -> None:
         migrate.apply(conn, source=folder)
     conn.execute("ROLLBACK")
     tables = {n for (n,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    assert (tables, migrate.user_version(conn)) == ({"kept"}, 1)
+    assert (tables, migrate.user_version(conn)) == ({"kept", migrate.LEDGER}, 1)
 
 
 OPENER = """
