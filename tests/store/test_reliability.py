@@ -258,3 +258,19 @@ def test_eight_processes_creating_the_same_new_library_at_once(
     with open_store(library) as opened:
         assert opened.count() == 8
         assert migrate.user_version(opened.conn) == migrate.latest()
+
+
+def test_no_migration_can_cascade_a_delete_onto_notes() -> None:
+    for migration in migrate.migrations():
+        assert "CASCADE" not in migration.sql.upper(), migration.name
+
+
+def test_every_foreign_key_holds_after_a_day_of_use(store: SQLiteStore, papers) -> None:
+    note = store.add_note("usmoe2026", "n")
+    store.edit_note(note.id, "m")
+    store.rekey("usmoe2026", "nguyen2026")
+    store.upsert(papers)
+    store.tag("judge2026", ["x"], [])
+    store.rate("judge2026", 3)
+    store.delete_note(note.id)
+    assert store.conn.execute("PRAGMA foreign_key_check").fetchall() == []
