@@ -344,7 +344,7 @@ class SQLiteStore:
     def resolve(self, key: str) -> Record:
         with self._read() as conn:
             _, current, data = self._record_row(conn, key)
-        return dataclasses.replace(codec.loads(data), key=current)
+        return codec.loads(data, key=current)
 
     def rekey(self, old: str, new: str) -> Record:
         """Give a record a new key on purpose; the old key stays as an alias that resolves."""
@@ -353,7 +353,7 @@ class SQLiteStore:
         with self.transaction() as conn:
             record_id, current, data = self._record_row(conn, old)
             if new == current:
-                return dataclasses.replace(codec.loads(data), key=current)
+                return codec.loads(data, key=current)
             owner = conn.execute(
                 "SELECT id FROM records WHERE key = ? UNION SELECT record_id FROM key_aliases"
                 " WHERE alias = ?",
@@ -366,7 +366,7 @@ class SQLiteStore:
                 "INSERT INTO key_aliases (alias, record_id, created) VALUES (?, ?, ?)",
                 (current, record_id, now()),
             )
-            record = dataclasses.replace(codec.loads(data), key=new)
+            record = codec.loads(data, key=new)
             conn.execute(
                 "UPDATE records SET key = ?, data = ?, updated = ? WHERE id = ?",
                 (new, codec.dumps(record), now(), record_id),
@@ -398,7 +398,7 @@ class SQLiteStore:
         ).fetchall()
         result = []
         for record_id, key, data, added, updated, rating, status, tags, count in rows:
-            record = dataclasses.replace(codec.loads(data), key=key)
+            record = codec.loads(data, key=key)
             aliases: tuple[str, ...] = ()
             notes: tuple[Note, ...] = ()
             if full:
