@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 
 from annotations import codec, migrate
 from annotations.store import (
+    MARK,
     Entry,
     Filters,
     Hit,
@@ -43,9 +44,6 @@ T = TypeVar("T")
 BUSY_TIMEOUT_MS = 5_000
 LOCK_DEADLINE_S = 120.0
 """How long a writer keeps retrying for the write lock before giving up with a clear error."""
-
-MARK = ("\x02", "\x03")
-"""Snippet highlight markers; the CLI turns them into bold or `**`."""
 
 ALL = Filters()
 

@@ -364,3 +364,9 @@ def test_wal_is_private_even_with_a_permissive_umask(tmp_path: Path) -> None:
             assert mode(tmp_path / "open.sqlite-wal") == 0o600
     finally:
         os.umask(old)
+
+
+def test_sqlite_store_implements_the_store_interface(store: SQLiteStore) -> None:
+    from annotations import Store
+
+    assert isinstance(store, Store)
