@@ -360,10 +360,11 @@ class SQLiteStore:
             if owner is not None and owner[0] != record_id:
                 raise BibError(f"key '{new}' already names another record")
             conn.execute("DELETE FROM key_aliases WHERE alias = ?", (new,))
-            conn.execute(
-                "INSERT INTO key_aliases (alias, record_id, created) VALUES (?, ?, ?)",
-                (current, record_id, now()),
-            )
+            if new.casefold() != current.casefold():  # keys compare ignoring case
+                conn.execute(
+                    "INSERT INTO key_aliases (alias, record_id, created) VALUES (?, ?, ?)",
+                    (current, record_id, now()),
+                )
             record = codec.loads(data, key=new)
             conn.execute(
                 "UPDATE records SET key = ?, data = ?, updated = ? WHERE id = ?",
