@@ -42,6 +42,7 @@ from bib.record import Record
 T = TypeVar("T")
 
 BUSY_TIMEOUT_MS = 5_000
+CACHE_KIB = 64 * 1024
 LOCK_DEADLINE_S = 120.0
 """How long a writer keeps retrying for the write lock before giving up with a clear error."""
 
@@ -106,6 +107,9 @@ def connect(path: Path | str, *, upto: int | None = None) -> sqlite3.Connection:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS:d}")
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute("PRAGMA synchronous = FULL")
+        # A page cache big enough for the search index of a large library (allocated only
+        # as used); not mmap, which turns an I/O error into SIGBUS instead of an error.
+        conn.execute(f"PRAGMA cache_size = {-CACHE_KIB:d}")
         if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
             _retry(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone(), "enabling WAL")
         current = migrate.user_version(conn)
