@@ -7,6 +7,7 @@ so every backend exports the same way.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import re
 import unicodedata
@@ -148,6 +149,7 @@ def markdown(paper: Mapping[str, Any]) -> str:
         "bib-id": paper["id"],
     }
     lines = ["---", *(f"{k}: {_yaml(v)}" for k, v in front.items()), "---", ""]
+    head = len(lines) - 2
     lines.append(f"# {paper['title'] or paper['key']}")
     lines.append("")
     for note in paper["notes"]:
@@ -158,7 +160,25 @@ def markdown(paper: Mapping[str, Any]) -> str:
         lines.append("")
         lines.append(note["body"].rstrip())
         lines.append("")
+    text = "\n".join(lines).rstrip() + "\n"
+    lines.insert(head, f"bib-export: sha256:{_digest(text)}")
     return "\n".join(lines).rstrip() + "\n"
+
+
+_STAMP = re.compile(r"^bib-export: sha256:([0-9a-f]{64})\n", re.MULTILINE)
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def edited_since_export(text: str) -> bool:
+    """Whether a markdown file is not exactly as `bib` last wrote it (edited in the vault,
+    or not ours at all): its recorded digest no longer matches its content."""
+    match = _STAMP.search(text)
+    if match is None:
+        return True
+    return _digest(text[: match.start()] + text[match.end() :]) != match.group(1)
 
 
 # W3C Web Annotation Data Model

@@ -205,11 +205,15 @@ def notes() -> None:
     help="markdown: one file per paper in DEST (a directory); json, w3c: one file.",
 )
 @filter_options
+@click.option(
+    "--force", is_flag=True, help="markdown: overwrite files edited since the last export."
+)
 @click.argument("dest")
 @click.pass_context
 def notes_export(
     ctx: click.Context,
     fmt: str,
+    force: bool,
     tags: tuple[str, ...],
     status: str | None,
     min_rating: int | None,
@@ -220,7 +224,8 @@ def notes_export(
 
     \b
     markdown: DEST/KEY.md with YAML front matter (key, title, authors, year, venue,
-              tags, rating, status), ready for an Obsidian vault.
+              tags, rating, status), ready for an Obsidian vault. A file you edited
+              since bib wrote it is kept (and named) unless --force.
     json:     the lossless exchange file (schema/annotations.schema.json), with every
               revision and deleted note; `bib notes import` reads it back.
     w3c:      a W3C Web Annotation (JSON-LD) AnnotationCollection.
@@ -240,9 +245,21 @@ def notes_export(
         if dest == "-":
             raise BibError("markdown export needs a directory, not `-`")
         files = exchange.markdown_files(data)
+        kept = []
         for name, text in files.items():
-            write_atomic(Path(dest) / name, text)
-        diagnostic(f"wrote {len(files)} files to {dest}")
+            target = Path(dest) / name
+            if not force and target.exists():
+                existing = target.read_text(encoding="utf-8", errors="replace")
+                if existing != text and exchange.edited_since_export(existing):
+                    kept.append(name)
+                    continue
+            write_atomic(target, text)
+        diagnostic(f"wrote {len(files) - len(kept)} files to {dest}")
+        if kept:
+            diagnostic(
+                f"kept {len(kept)} files edited since bib wrote them (--force overwrites): "
+                + ", ".join(kept)
+            )
         return
     if fmt == "json":
         exchange.validate(data, dest)

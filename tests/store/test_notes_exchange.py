@@ -274,3 +274,40 @@ def test_import_accepts_offset_times_and_stays_idempotent(
     (added,) = [n for n in annotated.notes() if n.uuid == note["uuid"]]
     assert added.created == "2026-03-01T08:00:00.000Z"
     assert json.loads(cli("notes", "import", path, "--json").stdout)["notes_added"] == 0
+
+
+def test_markdown_reexport_updates_files_bib_wrote(
+    cli, annotated: SQLiteStore, tmp_path: Path
+) -> None:
+    vault = tmp_path / "vault"
+    cli("notes", "export", "-f", "markdown", vault)
+    annotated.add_note("usmoe2026", "A third thought")
+    result = cli("notes", "export", "-f", "markdown", vault)
+    assert "kept" not in result.stderr
+    assert "A third thought" in (vault / "usmoe2026.md").read_text(encoding="utf-8")
+
+
+def test_markdown_reexport_keeps_a_file_edited_in_the_vault(
+    cli, annotated: SQLiteStore, tmp_path: Path
+) -> None:
+    vault = tmp_path / "vault"
+    cli("notes", "export", "-f", "markdown", vault)
+    page = vault / "usmoe2026.md"
+    page.write_text(page.read_text(encoding="utf-8") + "\nMy Obsidian thoughts\n", "utf-8")
+    annotated.add_note("usmoe2026", "A third thought")
+    result = cli("notes", "export", "-f", "markdown", vault)
+    assert result.exit_code == 0
+    assert "kept 1 files edited since bib wrote them" in result.stderr
+    assert "My Obsidian thoughts" in page.read_text(encoding="utf-8")
+    cli("notes", "export", "-f", "markdown", vault, "--force")
+    assert "A third thought" in page.read_text(encoding="utf-8")
+
+
+def test_markdown_export_never_overwrites_a_file_it_did_not_write(
+    cli, annotated: SQLiteStore, tmp_path: Path
+) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "usmoe2026.md").write_text("my own page\n", encoding="utf-8")
+    cli("notes", "export", "-f", "markdown", vault)
+    assert (vault / "usmoe2026.md").read_text(encoding="utf-8") == "my own page\n"
