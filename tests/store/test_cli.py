@@ -384,3 +384,15 @@ def test_note_edit_closed_without_saving_changes_nothing(
     assert result.exit_code == 0
     assert "unchanged" in result.stderr
     assert (store.note(note.id).body, store.history(note.id)) == ("as it was", [])
+
+
+def test_list_on_a_terminal_is_a_table_with_a_header(
+    cli, store: SQLiteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import bib.cli.library
+
+    monkeypatch.setattr(bib.cli.library, "on_terminal", lambda: True)
+    out = cli("list").stdout
+    assert out.splitlines()[0].split()[:3] == ["key", "year", "venue"]
+    assert "\t" not in out
+    assert "\x1b[" not in out  # NO_COLOR
