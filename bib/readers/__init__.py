@@ -1,0 +1,100 @@
+"""Readers: paper lists, BibTeX and CSL-JSON into Records.
+
+`read` picks the reader from the file suffix, or from `fmt`, or (for standard input
+without `--from`) from the content itself.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import BinaryIO
+
+from bib.errors import BibError
+from bib.readers import bibtex, csljson, paperlist
+from bib.record import Record
+
+FORMATS = ("paperlist", "bibtex", "csl-json")
+SUFFIXES = {".txt": "paperlist", ".md": "paperlist", ".bib": "bibtex", ".json": "csl-json"}
+STDIN = "-"
+
+
+def sniff(data: bytes) -> str:
+    """Guess the format of unlabelled input (standard input without `--from`)."""
+    head = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    if head in (b"[", b"{"):
+        return "csl-json"
+    if head == b"@" or (b"\n@" in data[:4096] and b"{" in data[:4096]):
+        return "bibtex"
+    return "paperlist"
+
+
+def format_for(path: Path | str, data: bytes | None = None) -> str:
+    suffix = Path(path).suffix.lower()
+    if suffix in SUFFIXES:
+        return SUFFIXES[suffix]
+    if data is not None:
+        return sniff(data)
+    raise BibError(f"unknown input format '{suffix}' (use --from {'|'.join(FORMATS)})", path)
+
+
+def read(
+    path: Path | str,
+    *,
+    fmt: str | None = None,
+    venue: str | None = None,
+    year: int | None = None,
+    stdin: BinaryIO | None = None,
+) -> Iterator[Record]:
+    """Records from one input; `-` reads standard input (format from `fmt` or content)."""
+    if fmt is not None and fmt not in FORMATS:
+        raise BibError(f"unknown input format '{fmt}' (use one of: {', '.join(FORMATS)})")
+    source: bytes | Path
+    if str(path) == STDIN:
+        stream = stdin if stdin is not None else sys.stdin.buffer
+        source = stream.read()
+        name = "<stdin>"
+        fmt = fmt or sniff(source)
+    else:
+        name, source = str(path), Path(path)
+        if source.is_dir():
+            raise BibError("is a directory (pass it alone to read its files)", name)
+        fmt = fmt or format_for(source, _head(source) if source.suffix == "" else None)
+        if fmt != "paperlist":
+            try:
+                source = source.read_bytes()
+            except OSError as exc:
+                raise BibError(f"cannot read: {exc.strerror}", name) from None
+    if fmt == "paperlist":
+        return paperlist.read(source, name, venue=venue, year=year)
+    assert isinstance(source, bytes)
+    if fmt == "bibtex":
+        return bibtex.read(source, name)
+    return csljson.read(source, name)
+
+
+def _head(path: Path) -> bytes:
+    """The start of a file, enough to tell its format."""
+    try:
+        with path.open("rb") as handle:
+            return handle.read(4096)
+    except OSError as exc:
+        raise BibError(f"cannot read: {exc.strerror}", path) from None
+
+
+def expand(inputs: Iterable[Path | str]) -> list[Path]:
+    """Inputs with directories replaced by their paper lists, .bib and .json files, sorted."""
+    paths: list[Path] = []
+    for item in inputs:
+        path = Path(item)
+        if str(item) != STDIN and path.is_dir():
+            found = sorted(
+                p for p in path.iterdir() if p.suffix.lower() in SUFFIXES and p.is_file()
+            )
+            if not found:
+                raise BibError("directory has no .txt, .md, .bib or .json files", path)
+            paths.extend(found)
+        else:
+            paths.append(path)
+    return paths

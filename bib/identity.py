@@ -1,0 +1,88 @@
+"""Stable record ids: the same paper gets the same id in any file, order or run.
+
+A DOI or arXiv id names a paper outright. Without one, the abstract is the paper's
+fingerprint: it is normalized (Unicode NFKC, case folded, markdown and LaTeX markup and
+punctuation dropped, whitespace collapsed) before hashing, so that a list re-typed with
+other emphasis or line breaks still yields the same id. BibTeX and CSL-JSON entries that
+have no abstract fall back to title, year and first author.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+
+_HIDDEN = re.compile(r"\\[a-zA-Z]+|\]\((?:[^()\s]|\([^()\s]*\))*\)")
+"""Words a reader never sees: LaTeX command names and the targets of markdown links."""
+_DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.IGNORECASE)
+_ARXIV = re.compile(
+    r"^(?:https?://arxiv\.org/(?:abs|pdf)/|arxiv:\s*)?"
+    r"((?:\d{4}\.\d{4,5})|(?:[a-z\-]+(?:\.[A-Z]{2})?/\d{7}))(?:v\d+)?(?:\.pdf)?$",
+    re.IGNORECASE,
+)
+HASH_LENGTH = 16
+
+
+_WORD_BYTES = bytes(
+    c + 32 if 65 <= c <= 90 else c if c >= 128 or chr(c).isalnum() else 32 for c in range(256)
+)
+"""A bytes.translate table for UTF-8: ASCII letters to lower case, ASCII non-alphanumerics
+to spaces, the bytes of other characters kept."""
+
+
+def normalize_text(text: str) -> str:
+    """Text reduced to its words: what stays the same however the list was typed."""
+    if "\\" in text or "](" in text:
+        text = _HIDDEN.sub(" ", text)
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text).casefold()
+        for char in set(text):
+            if char > "\x7f" and not char.isalnum():
+                text = text.replace(char, " ")
+    return b" ".join(text.encode("utf-8").translate(_WORD_BYTES).split()).decode("utf-8")
+
+
+def normalize_doi(doi: str) -> str:
+    return _DOI_PREFIX.sub("", doi.strip()).strip().lower()
+
+
+def normalize_arxiv(arxiv_id: str) -> str:
+    """An arXiv id without its version (`2401.01234v2` -> `2401.01234`); "" if not one."""
+    match = _ARXIV.match(arxiv_id.strip())
+    return match.group(1).lower() if match else ""
+
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:HASH_LENGTH]
+
+
+def abstract_key(abstract: str) -> str:
+    """The duplicate-detection key of an abstract ("" for an empty one)."""
+    norm = normalize_text(abstract)
+    return digest(norm) if norm else ""
+
+
+def record_id(
+    *,
+    doi: str = "",
+    arxiv_id: str = "",
+    abstract: str = "",
+    title: str = "",
+    year: int | None = None,
+    first_author: str = "",
+) -> str:
+    """The id of a paper from the strongest evidence available."""
+    doi = normalize_doi(doi) if doi else ""
+    if doi:
+        return f"doi:{doi}"
+    arxiv_id = normalize_arxiv(arxiv_id) if arxiv_id else ""
+    if arxiv_id:
+        return f"arxiv:{arxiv_id}"
+    digest_of_abstract = abstract_key(abstract) if abstract else ""
+    if digest_of_abstract:
+        return f"abs:{digest_of_abstract}"
+    fallback = " ".join(
+        [normalize_text(title), str(year or ""), normalize_text(first_author)]
+    ).strip()
+    return f"meta:{digest(fallback)}"
