@@ -725,12 +725,17 @@ def _plain(nodes: list[Node]) -> str:
 
 @lru_cache(maxsize=8192)
 def _math_text(body: str) -> str:
-    return _decoder().latex_to_text("$" + body + "$").strip()
+    return decoder().latex_to_text("$" + body + "$").strip()
 
 
 @cache
-def _decoder() -> LatexNodes2Text:
-    """pylatexenc's LaTeX->text, taught the macros `to_latex` writes that it does not know."""
+def decoder(math_mode: str = "text") -> LatexNodes2Text:
+    """pylatexenc's LaTeX->text, taught the macros `to_latex` writes that its default
+    context drops (`\\textbraceleft`, `\\textless`, `\\textbar`, `\\texttt`, `\\url`, ...).
+
+    Readers of BibTeX should use it so that our own output reads back exactly;
+    `math_mode="verbatim"` keeps `$...$` as written.
+    """
     db = get_default_latex_context_db()
     db.add_context_category(
         "bib",
@@ -756,9 +761,9 @@ def _decoder() -> LatexNodes2Text:
             MacroTextSpec("TeX", "TeX"),
         ],
     )
-    return LatexNodes2Text(latex_context=db, math_mode="text", strict_latex_spaces=True)
+    return LatexNodes2Text(latex_context=db, math_mode=math_mode, strict_latex_spaces=True)
 
 
 def decode(latex: str) -> str:
     """A LaTeX value written by `to_latex` or `escape` -> Unicode (what it prints)."""
-    return clean(_decoder().latex_to_text(latex))
+    return clean(decoder().latex_to_text(latex))
