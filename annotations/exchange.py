@@ -54,11 +54,28 @@ def reference_fields(entry: Entry, fmt: str) -> tuple[tuple[str, str], ...]:
 
 
 def annotated_record(entry: Entry, fmt: str) -> Record:
-    """The entry's record with its annotations added to `Record.fields` (replacing stale ones)."""
-    extra = reference_fields(entry, fmt)
-    names = {"annote", "annotation", "ranking", "readstatus", "groups"}
-    kept = tuple((k, v) for k, v in entry.record.fields if k.lower() not in names)
-    return dataclasses.replace(entry.record, fields=kept + extra)
+    """The entry's record with its annotations in `Record.fields`.
+
+    A field the record was imported with (say a JabRef `annote`) is never dropped: our
+    notes are appended to an imported note field, and our rating, status and groups
+    replace imported ones only when we have a value.
+    """
+    ours = dict(reference_fields(entry, fmt))
+    note_names = {"annote", "annotation"}
+    fields: list[tuple[str, str]] = []
+    imported_notes: list[str] = []
+    for name, value in entry.record.fields:
+        lower = name.lower()
+        if lower in note_names:
+            imported_notes.append(value)
+        elif lower not in ours:
+            fields.append((name, value))
+    notes = [*imported_notes, ours.pop(NOTE_FIELD[fmt], "")]
+    text = "\n\n".join(dict.fromkeys(n for n in notes if n.strip()))
+    if text:
+        fields.append((NOTE_FIELD[fmt], text))
+    fields.extend(ours.items())
+    return dataclasses.replace(entry.record, fields=tuple(fields))
 
 
 def annotate_csl(item: dict[str, Any], entry: Entry) -> dict[str, Any]:

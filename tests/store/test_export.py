@@ -146,3 +146,21 @@ def test_export_of_biblatex_with_annotations_compiles_with_biber(
     bbl = (tmp_path / "doc.bbl").read_text()
     assert "\\entry{usmoe2026}" in bbl
     assert "Second note" in bbl  # biber kept the annotation field
+
+
+def test_imported_annote_and_ranking_are_kept_beside_ours(
+    cli, store: SQLiteStore, make_record
+) -> None:
+    record = make_record(
+        "id-jabref",
+        "jabref2020",
+        "From JabRef",
+        fields=(("annote", "Imported remark"), ("ranking", "rank2"), ("volume", "7")),
+    )
+    store.upsert([record])
+    store.add_note("jabref2020", "My note")
+    fields = bibtex_fields(cli("export").stdout, "jabref2020")
+    assert "Imported remark" in fields["annote"] and "My note" in fields["annote"]
+    assert (fields["ranking"], fields["volume"]) == ("rank2", "7")
+    store.rate("jabref2020", 5)
+    assert bibtex_fields(cli("export").stdout, "jabref2020")["ranking"] == "rank5"
