@@ -1,0 +1,552 @@
+"""Sync papers with their notes into a Zotero library: plan, push, reconcile.
+
+plan      map every paper and note to Zotero JSON, hash it, compare with the stored state:
+          unchanged objects cost nothing, so a second sync with no change writes nothing.
+push      new objects get client-generated keys, saved as `pending` before the request
+          that creates them (with a Zotero-Write-Token); parents go before their notes in
+          batches of at most 50. Changed objects are merged three-way against what Zotero
+          holds and written with their object version.
+reconcile pending keys from a run whose response was lost (or that was killed) are read
+          back with `itemKey=`: those that exist are marked synced, the rest are created.
+Objects deleted in Zotero are not recreated unless asked to be.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from annotations.sync_state import DELETED_REMOTE, PENDING, SYNCED, SyncRow, SyncState
+from bib.errors import OperationError
+from bib.zotero import mapping
+from bib.zotero.client import MAX_OBJECTS, ZoteroClient, ZoteroHTTPError, new_write_token
+from bib.zotero.merge import FieldConflict, Prefer, differs, merge, strip_server_fields
+
+KEY_ALPHABET = "23456789ABCDEFGHIJKLMNPQRSTUVWXYZ"
+ITEM, NOTE, COLLECTION = "item", "note", "collection"
+
+
+@dataclass(frozen=True)
+class SyncOptions:
+    prefer: Prefer = "remote"
+    collection: str | None = None
+    recreate_deleted: bool = False
+    dry_run: bool = False
+    mapping: mapping.Options = field(default_factory=mapping.Options)
+
+
+@dataclass(frozen=True)
+class Conflict:
+    citation_key: str
+    what: str
+    field: str
+    kept: Prefer
+
+
+@dataclass(frozen=True)
+class Failure:
+    citation_key: str
+    what: str
+    message: str
+
+
+@dataclass
+class Report:
+    created: dict[str, int] = field(default_factory=lambda: {ITEM: 0, NOTE: 0, COLLECTION: 0})
+    updated: dict[str, int] = field(default_factory=lambda: {ITEM: 0, NOTE: 0})
+    unchanged: dict[str, int] = field(default_factory=lambda: {ITEM: 0, NOTE: 0})
+    deleted_in_zotero: list[str] = field(default_factory=list)
+    conflicts: list[Conflict] = field(default_factory=list)
+    failures: list[Failure] = field(default_factory=list)
+    dropped_fields: dict[str, list[str]] = field(default_factory=dict)
+    requests: int = 0
+    writes: int = 0
+    dry_run: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "dry_run": self.dry_run,
+            "created": self.created,
+            "updated": self.updated,
+            "unchanged": self.unchanged,
+            "deleted_in_zotero": self.deleted_in_zotero,
+            "conflicts": [c.__dict__ for c in self.conflicts],
+            "failed": [f.__dict__ for f in self.failures],
+            "dropped_fields": self.dropped_fields,
+            "requests": self.requests,
+            "write_requests": self.writes,
+        }
+
+
+@dataclass
+class _Object:
+    """One object the local side wants in Zotero."""
+
+    kind: str
+    local_id: str
+    key: str
+    data: dict[str, Any]
+    cite: str
+    row: SyncRow | None
+    generation: int = 0
+    parent_key: str | None = None
+
+    @property
+    def digest(self) -> str:
+        return digest(self.data)
+
+    @property
+    def label(self) -> str:
+        return self.cite if self.kind == ITEM else f"{self.cite} (note {self.local_id})"
+
+
+def digest(data: dict[str, Any]) -> str:
+    canonical = json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def object_key(library: str, kind: str, local_id: str, generation: int = 0) -> str:
+    """A Zotero key derived from the object's identity: the same object, the same key.
+
+    Derived, not random, so that even a run that lost its state before saving the pending
+    row cannot create a second copy: the server refuses a keyed create of an existing key.
+    """
+    raw = hashlib.sha256(f"{library}\0{kind}\0{local_id}\0{generation}".encode()).digest()
+    number = int.from_bytes(raw[:8], "big")
+    chars = []
+    for _ in range(8):
+        number, index = divmod(number, len(KEY_ALPHABET))
+        chars.append(KEY_ALPHABET[index])
+    return "".join(chars)
+
+
+def library_id(endpoint: str, library_type: str, library: str) -> str:
+    return f"{endpoint.rstrip('/')}|{library_type}|{library}"
+
+
+class Syncer:
+    """One sync run: the client, the state, the options and the running report."""
+
+    def __init__(
+        self,
+        client: ZoteroClient,
+        state: SyncState,
+        options: SyncOptions,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> None:
+        self.client = client
+        self.state = state
+        self.options = options
+        self.report = Report(dry_run=options.dry_run)
+        self.progress = progress or (lambda done, total: None)
+        self._done = 0
+        self._total = 0
+        self.rows = state.rows()
+
+    # -- entry point -------------------------------------------------------------------
+    def run(self, papers: Sequence[mapping.Paper]) -> Report:
+        try:
+            self._run(papers)
+        finally:
+            self.report.requests = self.client.counts.total
+            self.report.writes = self.client.counts.writes
+        return self.report
+
+    def _run(self, papers: Sequence[mapping.Paper]) -> None:
+        access = self.client.key_access()
+        if not self.options.dry_run and not _can_write(access, self.client):
+            raise OperationError("the Zotero API key has no write access to this library")
+        since = self.state.library_version()
+        deleted = self.client.deleted_since(since)
+        remote_versions, start_version = self.client.versions_since(since)
+        self._absorb_deletions(set(deleted.get("items", [])), set(deleted.get("collections", [])))
+        types = sorted({mapping.item_type(p.record) for p in papers})
+        allowed = {t: self.client.item_type_fields(t) for t in types}
+        collections = self._collections(papers, set(deleted.get("collections", [])))
+        creates, updates = self._plan(papers, allowed, collections)
+        creates = self._reconcile_pending(creates, updates)
+        self._prefetched = self._prefetch(updates, remote_versions)
+        self._total = len(creates) + len(updates)
+        if self.options.dry_run:
+            self.report.created[ITEM] += sum(o.kind == ITEM for o in creates)
+            self.report.created[NOTE] += sum(o.kind == NOTE for o in creates)
+            self.report.updated[ITEM] += sum(o.kind == ITEM for o in updates)
+            self.report.updated[NOTE] += sum(o.kind == NOTE for o in updates)
+            return
+        self._push_creates(creates)
+        self._push_updates(updates)
+        self.state.set_library_version(start_version)
+
+    # -- deletions in Zotero -------------------------------------------------------------
+    def _absorb_deletions(self, items: set[str], collections: set[str]) -> None:
+        gone = [
+            replace(row, status=DELETED_REMOTE)
+            for row in self.rows.values()
+            if row.status == SYNCED and row.key in (collections if row.kind == COLLECTION
+                                                    else items)
+        ]
+        if not gone:
+            return
+        for row in gone:
+            self.rows[(row.kind, row.local_id)] = row
+        if not self.options.dry_run:
+            self.state.save(gone)
+
+    # -- collections ---------------------------------------------------------------------
+    def _collections(
+        self, papers: Sequence[mapping.Paper], deleted: set[str]
+    ) -> dict[str, str]:
+        """Collection name -> key: stored, else found by name, else created."""
+        names = {self._collection_name(p) for p in papers} - {""}
+        keys: dict[str, str] = {}
+        for name in names:
+            row = self.rows.get((COLLECTION, name))
+            if row and row.status == SYNCED and row.key not in deleted:
+                keys[name] = row.key
+        missing = sorted(names - set(keys))
+        if not missing:
+            return keys
+        by_name = {}
+        for coll in self.client.collections():
+            data = coll.get("data", coll)
+            if not data.get("parentCollection"):
+                by_name.setdefault(data["name"], data["key"])
+        found = [SyncRow(COLLECTION, n, by_name[n], SYNCED) for n in missing if n in by_name]
+        keys.update({row.local_id: row.key for row in found})
+        to_create = [n for n in missing if n not in by_name]
+        if self.options.dry_run:
+            self.report.created[COLLECTION] += len(to_create)
+            keys.update({n: object_key(self.state.library, COLLECTION, n) for n in to_create})
+            return keys
+        if found:
+            self.state.save(found)
+        for batch in _chunks(to_create, MAX_OBJECTS):
+            payload = [{"name": name, "parentCollection": False} for name in batch]
+            result = self.client.post("create collections", "collections", payload,
+                                      write_token=new_write_token())
+            rows = []
+            for index, name in enumerate(batch):
+                key = result.report.get("success", {}).get(str(index))
+                if key:
+                    rows.append(SyncRow(COLLECTION, name, key, SYNCED))
+                    keys[name] = key
+                    self.report.created[COLLECTION] += 1
+                else:
+                    failure = result.report.get("failed", {}).get(str(index), {})
+                    message = failure.get("message", f"HTTP {result.status}")
+                    self.report.failures.append(Failure(name, COLLECTION, message))
+            self.state.save(rows)
+        return keys
+
+    def _collection_name(self, paper: mapping.Paper) -> str:
+        return (
+            self.options.collection
+            or paper.collection
+            or mapping.collection_name(paper.record)
+        )
+
+    # -- plan ----------------------------------------------------------------------------
+    def _plan(
+        self,
+        papers: Sequence[mapping.Paper],
+        allowed: dict[str, frozenset[str]],
+        collections: dict[str, str],
+    ) -> tuple[list[_Object], list[_Object]]:
+        creates: list[_Object] = []
+        updates: list[_Object] = []
+        dropped = mapping.Dropped()
+        library = self.state.library
+        for paper in papers:
+            record = paper.record
+            cite = record.key or record.id
+            row = self.rows.get((ITEM, record.id))
+            generation = row.generation if row else 0
+            if row and row.status == DELETED_REMOTE:
+                if not self.options.recreate_deleted:
+                    self.report.deleted_in_zotero.append(cite)
+                    continue
+                generation += 1
+                row = None
+            key = row.key if row else object_key(library, ITEM, record.id, generation)
+            coll = collections.get(self._collection_name(paper))
+            data = mapping.item_data(
+                paper,
+                allowed=allowed,
+                options=self.options.mapping,
+                collections=[coll] if coll else [],
+                dropped=dropped,
+            )
+            item = _Object(ITEM, record.id, key, data, cite, row, generation)
+            self._classify(item, creates, updates)
+            for note in paper.notes:
+                note_row = self.rows.get((NOTE, note.id))
+                note_gen = note_row.generation if note_row else 0
+                if note_row and (note_row.status == DELETED_REMOTE or note_row.parent_key != key):
+                    note_gen += 1
+                    note_row = None
+                note_key = note_row.key if note_row else object_key(library, NOTE, note.id,
+                                                                    note_gen)
+                obj = _Object(NOTE, note.id, note_key, mapping.note_data(note, key), cite,
+                              note_row, note_gen, parent_key=key)
+                self._classify(obj, creates, updates)
+        self.report.dropped_fields = {t: sorted(f) for t, f in dropped.fields.items()}
+        return creates, updates
+
+    def _classify(self, obj: _Object, creates: list[_Object], updates: list[_Object]) -> None:
+        row = obj.row
+        if row is None or row.status == PENDING:
+            creates.append(obj)
+        elif row.pushed_hash == obj.digest:
+            self.report.unchanged[obj.kind] += 1
+        else:
+            updates.append(obj)
+
+    # -- reconcile -----------------------------------------------------------------------
+    def _reconcile_pending(
+        self, creates: list[_Object], updates: list[_Object]
+    ) -> list[_Object]:
+        """Pending keys that exist in Zotero were created by an earlier, interrupted run."""
+        pending = [o for o in creates if o.row is not None and o.row.status == PENDING]
+        if not pending:
+            return creates
+        found = self.client.versions_of(o.key for o in pending)
+        settled = {o.key for o in pending if o.key in found}
+        rows = []
+        for obj in pending:
+            if obj.key not in settled:
+                continue
+            pushed = obj.row.pushed or {"local": obj.data, "written": obj.data}
+            row = replace(obj.row, status=SYNCED, version=found[obj.key], pushed=pushed,
+                          pushed_hash=digest(pushed["local"]))
+            rows.append(row)
+            obj.row = row
+            if row.pushed_hash == obj.digest:
+                self.report.unchanged[obj.kind] += 1
+            else:
+                updates.append(obj)
+        if rows and not self.options.dry_run:
+            self.state.save(rows)
+        return [o for o in creates if o.key not in settled]
+
+    def _settle_existing(self, objs: list[_Object]) -> list[_Object]:
+        """After an ambiguous create: mark the keys that exist as synced; return the rest."""
+        if not objs:
+            return []
+        found = self.client.versions_of(o.key for o in objs)
+        self._mark_synced([(o, o.data, found[o.key]) for o in objs if o.key in found],
+                          created=True)
+        return [o for o in objs if o.key not in found]
+
+    # -- push: creates -------------------------------------------------------------------
+    def _push_creates(self, creates: list[_Object]) -> None:
+        if not creates:
+            return
+        self.state.save(
+            SyncRow(o.kind, o.local_id, o.key, PENDING, None, None,
+                    {"local": o.data, "written": o.data}, o.parent_key, o.generation)
+            for o in creates
+        )
+        failed_parents: set[str] = set()
+        for batch in _chunks(creates, MAX_OBJECTS):
+            blocked = [o for o in batch if o.parent_key in failed_parents]
+            for obj in blocked:
+                self._fail(obj, "its paper could not be created")
+            batch = [o for o in batch if o.parent_key not in failed_parents]
+            for obj in self._create_batch(batch):
+                if obj.kind == ITEM:
+                    failed_parents.add(obj.key)
+
+    def _create_batch(self, batch: list[_Object], attempts: int = 3) -> list[_Object]:
+        """Create a batch; returns the objects that failed for good."""
+        failed: list[_Object] = []
+        todo = batch
+        for _ in range(attempts):
+            if not todo:
+                return failed
+            payload = [{**o.data, "key": o.key} for o in todo]
+            try:
+                result = self.client.post("create items", "items", payload,
+                                          write_token=new_write_token())
+            except ZoteroHTTPError as exc:
+                for obj in todo:
+                    self._fail(obj, str(exc))
+                return failed + todo
+            if result.status == 412:
+                todo = self._settle_existing(todo)
+                continue
+            done, existing, retry = [], [], []
+            for index, obj in enumerate(todo):
+                idx = str(index)
+                if idx in result.report["success"] or idx in result.report["unchanged"]:
+                    version = result.report["successful"].get(idx, {}).get("version")
+                    done.append((obj, obj.data, version or result.version))
+                    continue
+                failure = result.report["failed"].get(idx)
+                if failure is None:
+                    retry.append(obj)
+                elif failure.get("code") in (412, 428):
+                    existing.append(obj)
+                else:
+                    self._fail(obj, f"HTTP {failure.get('code')}: {failure.get('message')}")
+                    failed.append(obj)
+            self._mark_synced(done, created=True)
+            retry += self._settle_existing(existing)
+            self._forget([o for o in failed])
+            todo = retry
+        for obj in todo:
+            self._fail(obj, "could not be created")
+        return failed + todo
+
+    # -- push: updates -------------------------------------------------------------------
+    def _prefetch(
+        self, updates: list[_Object], remote_versions: dict[str, int]
+    ) -> dict[str, dict[str, Any]]:
+        changed = [o.key for o in updates if o.row and remote_versions.get(o.key, o.row.version)
+                   != o.row.version]
+        return self.client.items_by_key(changed) if changed else {}
+
+    def _push_updates(self, updates: list[_Object]) -> None:
+        if not updates:
+            return
+        outgoing: list[tuple[_Object, dict[str, Any], int]] = []
+        for obj in updates:
+            planned = self._merge(obj, self._prefetched.get(obj.key))
+            if planned is not None:
+                outgoing.append(planned)
+        for _ in range(2):
+            stale: list[_Object] = []
+            for batch in _chunks(outgoing, MAX_OBJECTS):
+                stale += self._update_batch(batch)
+            if not stale:
+                return
+            fresh = self.client.items_by_key(o.key for o in stale)
+            outgoing = []
+            for obj in stale:
+                planned = self._merge(obj, fresh.get(obj.key))
+                if planned is not None:
+                    outgoing.append(planned)
+        for obj, _, _ in outgoing:
+            self._fail(obj, "changed in Zotero again during the sync; run it again")
+
+    def _merge(
+        self, obj: _Object, remote: dict[str, Any] | None
+    ) -> tuple[_Object, dict[str, Any], int] | None:
+        """What to write for a changed object, or None when Zotero already holds it."""
+        assert obj.row is not None
+        pushed = obj.row.pushed or {}
+        base = pushed.get("local", {})
+        if remote is None:
+            written, version = pushed.get("written", base), obj.row.version or 0
+        else:
+            if remote["data"].get("deleted"):
+                self.report.deleted_in_zotero.append(obj.label)
+                return None
+            written, version = strip_server_fields(remote["data"]), remote["version"]
+        merged, conflicts = merge(base, obj.data, written, self.options.prefer)
+        self._conflicts(obj, conflicts)
+        if not differs(merged, written):
+            self._mark_synced([(obj, merged, version)], created=False, wrote=False)
+            return None
+        return obj, merged, version
+
+    def _update_batch(self, batch: list[tuple[_Object, dict[str, Any], int]]) -> list[_Object]:
+        payload = [{**merged, "key": o.key, "version": v} for o, merged, v in batch]
+        try:
+            result = self.client.post("update items", "items", payload)
+        except ZoteroHTTPError as exc:
+            for obj, _, _ in batch:
+                self._fail(obj, str(exc))
+            return []
+        if result.status == 412:
+            return [o for o, _, _ in batch]
+        stale, done = [], []
+        for index, (obj, merged, version) in enumerate(batch):
+            idx = str(index)
+            if idx in result.report["success"]:
+                new = result.report["successful"].get(idx, {}).get("version") or result.version
+                done.append((obj, merged, new))
+            elif idx in result.report["unchanged"]:
+                done.append((obj, merged, version))
+            else:
+                failure = result.report["failed"].get(idx, {})
+                code = failure.get("code")
+                if code == 412:
+                    stale.append(obj)
+                elif code == 404:
+                    self.report.deleted_in_zotero.append(obj.label)
+                    self.state.save([replace(obj.row, status=DELETED_REMOTE)])
+                else:
+                    self._fail(obj, f"HTTP {code}: {failure.get('message')}")
+        self._mark_synced(done, created=False)
+        return stale
+
+    # -- bookkeeping ---------------------------------------------------------------------
+    def _mark_synced(
+        self,
+        done: list[tuple[_Object, dict[str, Any], int | None]],
+        *,
+        created: bool,
+        wrote: bool = True,
+    ) -> None:
+        if not done:
+            return
+        rows = []
+        for obj, written, version in done:
+            pushed = {"local": obj.data, "written": written}
+            rows.append(SyncRow(obj.kind, obj.local_id, obj.key, SYNCED, version, obj.digest,
+                                pushed, obj.parent_key, obj.generation))
+            if created:
+                self.report.created[obj.kind] += 1
+            elif wrote:
+                self.report.updated[obj.kind] += 1
+            else:
+                self.report.unchanged[obj.kind] += 1
+        self.state.save(rows)
+        self._done += len(done)
+        self.progress(self._done, self._total)
+
+    def _conflicts(self, obj: _Object, conflicts: list[FieldConflict]) -> None:
+        what = ITEM if obj.kind == ITEM else f"note {obj.local_id}"
+        for c in conflicts:
+            self.report.conflicts.append(Conflict(obj.cite, what, c.field, c.kept))
+
+    def _fail(self, obj: _Object, message: str) -> None:
+        self.report.failures.append(Failure(obj.cite, obj.kind if obj.kind == ITEM
+                                            else f"note {obj.local_id}", message))
+        self._done += 1
+        self.progress(self._done, self._total)
+
+    def _forget(self, objs: list[_Object]) -> None:
+        rows = [SyncRow(o.kind, o.local_id, o.key, PENDING) for o in objs]
+        if rows:
+            self.state.forget(rows)
+
+
+def _can_write(access: dict[str, Any], client: ZoteroClient) -> bool:
+    rights = access.get("access", {})
+    if client.credentials.library_type == "user":
+        return bool(rights.get("user", {}).get("write"))
+    groups = rights.get("groups", {})
+    group = groups.get(client.credentials.library_id) or groups.get("all") or {}
+    return bool(group.get("write"))
+
+
+def _chunks(items: list[Any], size: int) -> list[list[Any]]:
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+def sync(
+    papers: Sequence[mapping.Paper],
+    client: ZoteroClient,
+    state: SyncState,
+    options: SyncOptions,
+    progress: Callable[[int, int], None] | None = None,
+) -> Report:
+    return Syncer(client, state, options, progress).run(papers)
