@@ -1,0 +1,78 @@
+"""Stable record ids: the same paper gets the same id in any file, order or run.
+
+A DOI or arXiv id names a paper outright. Without one, the abstract is the paper's
+fingerprint: it is normalized (Unicode NFKC, case folded, markdown and LaTeX markup and
+punctuation dropped, whitespace collapsed) before hashing, so that a list re-typed with
+other emphasis or line breaks still yields the same id. BibTeX and CSL-JSON entries that
+have no abstract fall back to title, year and first author.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+
+_MARKUP = re.compile(
+    r"\\(?:url|href|textbf|textit|emph|texttt|mathbf|mathrm|text|textsc|underline)\b"  # commands
+    r"|\\[a-zA-Z]+\*?"  # any other command name
+    r"|\]\((?:[^()\s]|\([^()\s]*\))*\)"  # the target part of a markdown link
+    r"|[*_`~{}$\\\[\]]"  # markdown and TeX punctuation
+)
+_NON_WORD = re.compile(r"[\W_]+")
+_DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.IGNORECASE)
+_ARXIV = re.compile(
+    r"^(?:https?://arxiv\.org/(?:abs|pdf)/|arxiv:\s*)?"
+    r"((?:\d{4}\.\d{4,5})|(?:[a-z\-]+(?:\.[A-Z]{2})?/\d{7}))(?:v\d+)?(?:\.pdf)?$",
+    re.IGNORECASE,
+)
+HASH_LENGTH = 16
+
+
+def normalize_text(text: str) -> str:
+    """Text reduced to its words: what stays the same however the list was typed."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    text = _MARKUP.sub(" ", text)
+    return " ".join(_NON_WORD.sub(" ", text).split())
+
+
+def normalize_doi(doi: str) -> str:
+    return _DOI_PREFIX.sub("", doi.strip()).strip().lower()
+
+
+def normalize_arxiv(arxiv_id: str) -> str:
+    """An arXiv id without its version (`2401.01234v2` -> `2401.01234`); "" if not one."""
+    match = _ARXIV.match(arxiv_id.strip())
+    return match.group(1).lower() if match else ""
+
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:HASH_LENGTH]
+
+
+def abstract_key(abstract: str) -> str:
+    """The duplicate-detection key of an abstract ("" for an empty one)."""
+    norm = normalize_text(abstract)
+    return digest(norm) if norm else ""
+
+
+def record_id(
+    *,
+    doi: str = "",
+    arxiv_id: str = "",
+    abstract: str = "",
+    title: str = "",
+    year: int | None = None,
+    first_author: str = "",
+) -> str:
+    """The id of a paper from the strongest evidence available."""
+    if doi and normalize_doi(doi):
+        return f"doi:{normalize_doi(doi)}"
+    if arxiv_id and normalize_arxiv(arxiv_id):
+        return f"arxiv:{normalize_arxiv(arxiv_id)}"
+    if abstract and normalize_text(abstract):
+        return f"abs:{abstract_key(abstract)}"
+    fallback = " ".join(
+        [normalize_text(title), str(year or ""), normalize_text(first_author)]
+    ).strip()
+    return f"meta:{digest(fallback)}"

@@ -1,0 +1,263 @@
+"""BibTeX and BibLaTeX files (`.bib`) into Records, with bibtexparser 1.4.
+
+bibtexparser 1.x forgives a lot (a missing brace swallows the rest of the file, a
+duplicate key silently replaces the first entry), so the file is checked first by a
+small scanner that knows where every entry starts and reports such faults with their
+line. Values are turned from LaTeX into Unicode by pylatexenc, but only the spans that
+need it: inline math stays `$...$` so that writers can render it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import bibtexparser
+import bibtexparser.customization
+from bibtexparser.bparser import BibTexParser
+from pylatexenc.latex2text import LatexNodes2Text
+
+from bib import venues
+from bib.errors import BibError
+from bib.identity import normalize_arxiv, normalize_doi, record_id
+from bib.readers.paperlist import decode
+from bib.record import Author, EntryType, Link, LinkRole, Record, Source, Tag, TagKind
+
+ENTRY_TYPES: dict[str, EntryType] = {
+    "inproceedings": EntryType.INPROCEEDINGS,
+    "conference": EntryType.INPROCEEDINGS,
+    "article": EntryType.ARTICLE,
+    "book": EntryType.BOOK,
+    "incollection": EntryType.INCOLLECTION,
+    "inbook": EntryType.INCOLLECTION,
+    "phdthesis": EntryType.THESIS,
+    "mastersthesis": EntryType.THESIS,
+    "thesis": EntryType.THESIS,
+    "techreport": EntryType.REPORT,
+    "report": EntryType.REPORT,
+    "misc": EntryType.MISC,
+    "online": EntryType.MISC,
+    "unpublished": EntryType.MISC,
+}
+_CONSUMED = frozenset(
+    "ENTRYTYPE ID title author booktitle journal journaltitle eventtitle publisher series "
+    "year date abstract url doi eprint archiveprefix eprinttype primaryclass keywords note "
+    "venue".split()
+)
+_ENTRY_START = re.compile(r"@\s*([A-Za-z]+)\s*([{(])")
+_MATH = re.compile(r"(\$\$.+?\$\$|\$(?:\\.|[^$\\])+\$|\\\(.+?\\\)|\\\[.+?\\\])", re.DOTALL)
+_URL_CMD = re.compile(r"\\(?:url|href)\s*\{([^{}]*)\}(?:\{([^{}]*)\})?")
+_AND = re.compile(r"\s+and\s+", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class _Span:
+    kind: str
+    key: str
+    line: int
+
+
+@cache
+def _latex() -> LatexNodes2Text:
+    return LatexNodes2Text(math_mode="verbatim", strict_latex_spaces=True)
+
+
+def to_unicode(value: str) -> str:
+    """LaTeX text to Unicode; math spans kept as written; plain spans never reach pylatexenc."""
+    value = _URL_CMD.sub(lambda m: m.group(2) or m.group(1), value)
+    parts = _MATH.split(value)
+    out = []
+    for index, part in enumerate(parts):
+        if index % 2:
+            out.append(part)
+        elif "\\" in part:
+            out.append(_latex().latex_to_text(part))
+        else:
+            out.append(part.replace("{", "").replace("}", "").replace("~", " "))
+    text = "".join(out).replace("\xa0", " ")
+    return " ".join(text.split())
+
+
+def scan(text: str, path: str) -> list[_Span]:
+    """Where each entry starts; raises BibError for unbalanced braces and duplicate keys."""
+    spans: list[_Span] = []
+    seen: dict[str, int] = {}
+    line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def line_of(pos: int) -> int:
+        lo, hi = 0, len(line_starts) - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if line_starts[mid] <= pos:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo + 1
+
+    pos = 0
+    while True:
+        match = _ENTRY_START.search(text, pos)
+        if match is None:
+            return spans
+        kind = match.group(1).lower()
+        start_line = line_of(match.start())
+        paren = match.group(2) == "("
+        depth, i, closed = 0, match.end(), False
+        while i < len(text):
+            char = text[i]
+            if char == "{":
+                depth += 1
+            elif char == "}":
+                depth -= 1
+                if depth < 0:
+                    closed = not paren
+                    break
+            elif char == ")" and paren and depth == 0:
+                closed = True
+                break
+            elif char == "@" and kind != "comment" and _ENTRY_START.match(text, i):
+                if text[:i].rstrip(" \t").endswith("\n"):
+                    break  # the next entry starts: this one was never closed
+            i += 1
+        if not closed:
+            raise BibError(
+                f"unbalanced braces: @{kind} entry is never closed", path, start_line
+            )
+        if kind not in ("comment", "preamble", "string"):
+            key = text[match.end() : i].split(",", 1)[0].strip()
+            if not key or "=" in key:
+                raise BibError(f"@{kind} entry has no citation key", path, start_line)
+            folded = key.casefold()
+            if folded in seen:
+                raise BibError(
+                    f"duplicate key '{key}' (first at line {seen[folded]})", path, start_line
+                )
+            seen[folded] = start_line
+            spans.append(_Span(kind, key, start_line))
+        pos = i + 1
+    return spans
+
+
+def _split_names(value: str) -> list[str]:
+    """Split an author list on ` and ` outside braces."""
+    names, depth, last = [], 0, 0
+    for match in re.finditer(r"[{}]|\s+and\s+", value, re.IGNORECASE):
+        token = match.group(0)
+        if token == "{":
+            depth += 1
+        elif token == "}":
+            depth -= 1
+        elif depth == 0:
+            names.append(value[last : match.start()])
+            last = match.end()
+    names.append(value[last:])
+    return [n.strip() for n in names if n.strip()]
+
+
+def parse_name(name: str) -> Author:
+    """One BibTeX name into family (with its von part) and given; `{Org Name}` is literal."""
+    stripped = name.strip()
+    if stripped.startswith("{") and stripped.endswith("}") and _balanced(stripped[1:-1]):
+        return Author(literal=to_unicode(stripped[1:-1]))
+    try:
+        parts = bibtexparser.customization.splitname(stripped, strict_mode=False)
+    except bibtexparser.customization.InvalidName:
+        return Author(literal=to_unicode(stripped))
+    family = " ".join(parts["von"] + parts["last"])
+    if parts["jr"]:
+        family = f"{family}, {' '.join(parts['jr'])}"
+    return Author(family=to_unicode(family), given=to_unicode(" ".join(parts["first"])))
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for char in text:
+        depth += (char == "{") - (char == "}")
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _year(entry: dict[str, str]) -> int | None:
+    for name in ("year", "date"):
+        found = re.search(r"\d{4}", entry.get(name, ""))
+        if found:
+            return int(found.group(0))
+    return None
+
+
+def _record(entry: dict[str, str], path: str, line: int) -> Record:
+    get = entry.get
+    authors = tuple(parse_name(n) for n in _split_names(get("author", "")))
+    title = to_unicode(get("title", ""))
+    abstract = to_unicode(get("abstract", ""))
+    year = _year(entry)
+    doi = normalize_doi(get("doi", ""))
+    archive = (get("archiveprefix", "") or get("eprinttype", "")).lower()
+    arxiv_id = normalize_arxiv(get("eprint", "")) if archive in ("", "arxiv") else ""
+    url = get("url", "").strip()
+    if not arxiv_id and "arxiv.org/" in url:
+        arxiv_id = normalize_arxiv(url.rstrip("/").rsplit("/", 1)[-1])
+    entry_type = ENTRY_TYPES.get(entry["ENTRYTYPE"].lower(), EntryType.MISC)
+    if entry_type is EntryType.MISC and arxiv_id:
+        entry_type = EntryType.PREPRINT
+    container = to_unicode(get("booktitle", "") or get("journal", "") or get("journaltitle", ""))
+    venue = to_unicode(get("venue", "")) or (venues.find(container) or "" if container else "")
+    keywords = [k.strip() for k in re.split(r"[,;]", to_unicode(get("keywords", ""))) if k.strip()]
+    extra = tuple(
+        (name, to_unicode(value) if name not in ("file", "pdf") else value)
+        for name, value in sorted(entry.items())
+        if name not in _CONSUMED and value.strip()
+    )
+    return Record(
+        id=record_id(
+            doi=doi,
+            arxiv_id=arxiv_id,
+            abstract=abstract,
+            title=title,
+            year=year,
+            first_author=authors[0].family or authors[0].display if authors else "",
+        ),
+        abstract=abstract,
+        key=entry["ID"],
+        entry_type=entry_type,
+        title=title,
+        authors=authors,
+        venue=venue,
+        container_title=container,
+        event_title=to_unicode(get("eventtitle", "")),
+        publisher=to_unicode(get("publisher", "")),
+        series=to_unicode(get("series", "")),
+        year=year,
+        links=(Link(url, LinkRole.PAPER),) if url else (),
+        doi=doi,
+        arxiv_id=arxiv_id,
+        tags=tuple(Tag(TagKind.TOPIC, k.lower(), k) for k in keywords),
+        note=to_unicode(get("note", "")),
+        fields=extra,
+        sources=(Source(path, line),),
+    )
+
+
+def read(data: bytes, path: str | Path) -> Iterator[Record]:
+    path = str(path)
+    text = decode(data, path)
+    spans = scan(text, path)
+    if not spans:
+        raise BibError("no BibTeX entries found", path)
+    parser = BibTexParser(common_strings=True, ignore_nonstandard_types=False)
+    parser.homogenize_fields = False
+    try:
+        database = bibtexparser.loads(text, parser=parser)
+    except Exception as exc:  # bibtexparser raises bare pyparsing/Key errors
+        raise BibError(f"cannot parse BibTeX: {exc}", path) from None
+    entries = {e["ID"].casefold(): e for e in database.entries}
+    for span in spans:
+        entry = entries.get(span.key.casefold())
+        if entry is None:
+            raise BibError(f"cannot parse @{span.kind} entry '{span.key}'", path, span.line)
+        yield _record({k.lower() if k not in ("ENTRYTYPE", "ID") else k: v
+                       for k, v in entry.items()}, path, span.line)
