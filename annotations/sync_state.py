@@ -95,8 +95,9 @@ class SyncState:
             params += (kind,)
         out = {}
         for r in self.db.execute(sql, params):
-            row = SyncRow(r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]) if r[6] else None,
-                          r[7], r[8])
+            row = SyncRow(
+                r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]) if r[6] else None, r[7], r[8]
+            )
             out[(row.kind, row.local_id)] = row
         return out
 
@@ -113,9 +114,18 @@ class SyncState:
                 "pushed_hash = excluded.pushed_hash, pushed = excluded.pushed, "
                 "generation = excluded.generation, updated_at = excluded.updated_at",
                 [
-                    (self.library, r.kind, r.local_id, r.key, r.parent_key, r.status, r.version,
-                     r.pushed_hash, json.dumps(r.pushed, sort_keys=True) if r.pushed else None,
-                     r.generation)
+                    (
+                        self.library,
+                        r.kind,
+                        r.local_id,
+                        r.key,
+                        r.parent_key,
+                        r.status,
+                        r.version,
+                        r.pushed_hash,
+                        json.dumps(r.pushed, sort_keys=True) if r.pushed else None,
+                        r.generation,
+                    )
                     for r in rows
                 ],
             )

@@ -305,9 +305,7 @@ class ZoteroClient:
         found: dict[str, int] = {}
         for chunk in _chunks(list(keys), MAX_OBJECTS):
             joined = ",".join(chunk)
-            got = self._read(
-                "read back keys", lambda j=joined: self.zot.item_versions(itemKey=j)
-            )
+            got = self._read("read back keys", lambda j=joined: self.zot.item_versions(itemKey=j))
             found.update(got)
         return found
 
@@ -385,8 +383,9 @@ class ZoteroClient:
         if len(objects) > MAX_OBJECTS:
             raise ValueError(f"at most {MAX_OBJECTS} objects per write")
         headers = {"Zotero-Write-Token": write_token} if write_token else {}
-        response = self._send(what, "POST", f"{self.prefix}/{collection}", json=objects,
-                              headers=headers)
+        response = self._send(
+            what, "POST", f"{self.prefix}/{collection}", json=objects, headers=headers
+        )
         version = _int(response.headers.get("Last-Modified-Version"))
         if response.status_code == 200:
             report = response.json()

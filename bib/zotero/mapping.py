@@ -28,10 +28,20 @@ _MARKDOWN = MarkdownIt("commonmark", {"html": False, "linkify": False, "typograp
 
 # Record.fields (BibTeX names) -> Zotero fields, per item type.
 _EXTRA_FIELDS: dict[str, dict[str, str]] = {
-    "conferencePaper": {"volume": "volume", "pages": "pages", "address": "place",
-                        "isbn": "ISBN", "series": "series"},
-    "journalArticle": {"volume": "volume", "number": "issue", "pages": "pages",
-                       "issn": "ISSN", "series": "series"},
+    "conferencePaper": {
+        "volume": "volume",
+        "pages": "pages",
+        "address": "place",
+        "isbn": "ISBN",
+        "series": "series",
+    },
+    "journalArticle": {
+        "volume": "volume",
+        "number": "issue",
+        "pages": "pages",
+        "issn": "ISSN",
+        "series": "series",
+    },
     "preprint": {"address": "place"},
 }
 
@@ -135,8 +145,9 @@ def creators(record: Record) -> list[dict[str, str]]:
             if name:
                 out.append({"creatorType": "author", "name": name})
         else:
-            out.append({"creatorType": "author", "firstName": author.given,
-                        "lastName": author.family})
+            out.append(
+                {"creatorType": "author", "firstName": author.given, "lastName": author.family}
+            )
     return out
 
 

@@ -189,8 +189,8 @@ class Syncer:
         gone = [
             replace(row, status=DELETED_REMOTE)
             for row in self.rows.values()
-            if row.status == SYNCED and row.key in (collections if row.kind == COLLECTION
-                                                    else items)
+            if row.status == SYNCED
+            and row.key in (collections if row.kind == COLLECTION else items)
         ]
         if not gone:
             return
@@ -200,9 +200,7 @@ class Syncer:
             self.state.save(gone)
 
     # -- collections ---------------------------------------------------------------------
-    def _collections(
-        self, papers: Sequence[mapping.Paper], deleted: set[str]
-    ) -> dict[str, str]:
+    def _collections(self, papers: Sequence[mapping.Paper], deleted: set[str]) -> dict[str, str]:
         """Collection name -> key: stored, else found by name, else created."""
         names = {self._collection_name(p) for p in papers} - {""}
         keys: dict[str, str] = {}
@@ -229,8 +227,9 @@ class Syncer:
             self.state.save(found)
         for batch in _chunks(to_create, MAX_OBJECTS):
             payload = [{"name": name, "parentCollection": False} for name in batch]
-            result = self.client.post("create collections", "collections", payload,
-                                      write_token=new_write_token())
+            result = self.client.post(
+                "create collections", "collections", payload, write_token=new_write_token()
+            )
             rows = []
             for index, name in enumerate(batch):
                 key = result.report.get("success", {}).get(str(index))
@@ -246,11 +245,7 @@ class Syncer:
         return keys
 
     def _collection_name(self, paper: mapping.Paper) -> str:
-        return (
-            self.options.collection
-            or paper.collection
-            or mapping.collection_name(paper.record)
-        )
+        return self.options.collection or paper.collection or mapping.collection_name(paper.record)
 
     # -- plan ----------------------------------------------------------------------------
     def _plan(
@@ -291,10 +286,19 @@ class Syncer:
                 if note_row and (note_row.status == DELETED_REMOTE or note_row.parent_key != key):
                     note_gen += 1
                     note_row = None
-                note_key = note_row.key if note_row else object_key(library, NOTE, note.id,
-                                                                    note_gen)
-                obj = _Object(NOTE, note.id, note_key, mapping.note_data(note, key), cite,
-                              note_row, note_gen, parent_key=key)
+                note_key = (
+                    note_row.key if note_row else object_key(library, NOTE, note.id, note_gen)
+                )
+                obj = _Object(
+                    NOTE,
+                    note.id,
+                    note_key,
+                    mapping.note_data(note, key),
+                    cite,
+                    note_row,
+                    note_gen,
+                    parent_key=key,
+                )
                 self._classify(obj, creates, updates)
         self.report.dropped_fields = {t: sorted(f) for t, f in dropped.fields.items()}
         return creates, updates
@@ -309,9 +313,7 @@ class Syncer:
             updates.append(obj)
 
     # -- reconcile -----------------------------------------------------------------------
-    def _reconcile_pending(
-        self, creates: list[_Object], updates: list[_Object]
-    ) -> list[_Object]:
+    def _reconcile_pending(self, creates: list[_Object], updates: list[_Object]) -> list[_Object]:
         """Pending keys that exist in Zotero were created by an earlier, interrupted run."""
         pending = [o for o in creates if o.row is not None and o.row.status == PENDING]
         if not pending:
@@ -323,8 +325,13 @@ class Syncer:
             if obj.key not in settled:
                 continue
             pushed = obj.row.pushed or {"local": obj.data, "written": obj.data}
-            row = replace(obj.row, status=SYNCED, version=found[obj.key], pushed=pushed,
-                          pushed_hash=digest(pushed["local"]))
+            row = replace(
+                obj.row,
+                status=SYNCED,
+                version=found[obj.key],
+                pushed=pushed,
+                pushed_hash=digest(pushed["local"]),
+            )
             rows.append(row)
             obj.row = row
             if row.pushed_hash == obj.digest:
@@ -340,8 +347,7 @@ class Syncer:
         if not objs:
             return []
         found = self.client.versions_of(o.key for o in objs)
-        self._mark_synced([(o, o.data, found[o.key]) for o in objs if o.key in found],
-                          created=True)
+        self._mark_synced([(o, o.data, found[o.key]) for o in objs if o.key in found], created=True)
         return [o for o in objs if o.key not in found]
 
     # -- push: creates -------------------------------------------------------------------
@@ -349,8 +355,17 @@ class Syncer:
         if not creates:
             return
         self.state.save(
-            SyncRow(o.kind, o.local_id, o.key, PENDING, None, None,
-                    {"local": o.data, "written": o.data}, o.parent_key, o.generation)
+            SyncRow(
+                o.kind,
+                o.local_id,
+                o.key,
+                PENDING,
+                None,
+                None,
+                {"local": o.data, "written": o.data},
+                o.parent_key,
+                o.generation,
+            )
             for o in creates
         )
         failed_parents: set[str] = set()
@@ -372,8 +387,9 @@ class Syncer:
                 return failed
             payload = [{**o.data, "key": o.key} for o in todo]
             try:
-                result = self.client.post("create items", "items", payload,
-                                          write_token=new_write_token())
+                result = self.client.post(
+                    "create items", "items", payload, write_token=new_write_token()
+                )
             except ZoteroHTTPError as exc:
                 for obj in todo:
                     self._fail(obj, str(exc))
@@ -408,8 +424,11 @@ class Syncer:
     def _prefetch(
         self, updates: list[_Object], remote_versions: dict[str, int]
     ) -> dict[str, dict[str, Any]]:
-        changed = [o.key for o in updates if o.row and remote_versions.get(o.key, o.row.version)
-                   != o.row.version]
+        changed = [
+            o.key
+            for o in updates
+            if o.row and remote_versions.get(o.key, o.row.version) != o.row.version
+        ]
         return self.client.items_by_key(changed) if changed else {}
 
     def _push_updates(self, updates: list[_Object]) -> None:
@@ -500,8 +519,19 @@ class Syncer:
         rows = []
         for obj, written, version in done:
             pushed = {"local": obj.data, "written": written}
-            rows.append(SyncRow(obj.kind, obj.local_id, obj.key, SYNCED, version, obj.digest,
-                                pushed, obj.parent_key, obj.generation))
+            rows.append(
+                SyncRow(
+                    obj.kind,
+                    obj.local_id,
+                    obj.key,
+                    SYNCED,
+                    version,
+                    obj.digest,
+                    pushed,
+                    obj.parent_key,
+                    obj.generation,
+                )
+            )
             if created:
                 self.report.created[obj.kind] += 1
             elif wrote:
@@ -518,8 +548,9 @@ class Syncer:
             self.report.conflicts.append(Conflict(obj.cite, what, c.field, c.kept))
 
     def _fail(self, obj: _Object, message: str) -> None:
-        self.report.failures.append(Failure(obj.cite, obj.kind if obj.kind == ITEM
-                                            else f"note {obj.local_id}", message))
+        self.report.failures.append(
+            Failure(obj.cite, obj.kind if obj.kind == ITEM else f"note {obj.local_id}", message)
+        )
         self._done += 1
         self.progress(self._done, self._total)
 

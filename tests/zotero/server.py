@@ -444,7 +444,9 @@ class Handler(BaseHTTPRequestHandler):
             time.sleep(srv.faults.latency)
         try:
             if fault in ("429", "503"):
-                raise ApiError(int(fault), "Try again later", {"Retry-After": srv.faults.retry_after})
+                raise ApiError(
+                    int(fault), "Try again later", {"Retry-After": srv.faults.retry_after}
+                )
             if fault == "500":
                 raise ApiError(500, "An error occurred")
             if fault == "timeout":
@@ -689,8 +691,11 @@ class Handler(BaseHTTPRequestHandler):
             if len(objects) > MAX_WRITE_OBJECTS:
                 raise ApiError(413, f"Only {MAX_WRITE_OBJECTS} objects can be saved at once")
             if header_version is not None and header_version < lib.version:
-                raise ApiError(412, f"Library has been modified since specified version "
-                               f"(expected {header_version}, found {lib.version})")
+                raise ApiError(
+                    412,
+                    f"Library has been modified since specified version "
+                    f"(expected {header_version}, found {lib.version})",
+                )
             if token is not None:
                 if token in lib.write_tokens:
                     raise ApiError(412, "Write token already used")
@@ -714,8 +719,11 @@ class Handler(BaseHTTPRequestHandler):
             if version is None:
                 raise ApiError(428, "If-Unmodified-Since-Version not provided")
             if int(version) != item["version"]:
-                raise ApiError(412, f"Item has been modified since specified version "
-                               f"(expected {version}, found {item['version']})")
+                raise ApiError(
+                    412,
+                    f"Item has been modified since specified version "
+                    f"(expected {version}, found {item['version']})",
+                )
             if method == "DELETE":
                 new = lib.delete_items([key])
                 return 204, None, {"Last-Modified-Version": str(new)}
@@ -738,8 +746,11 @@ class Handler(BaseHTTPRequestHandler):
             if header_version is None:
                 raise ApiError(428, "If-Unmodified-Since-Version not provided")
             if header_version < lib.version:
-                raise ApiError(412, f"Library has been modified since specified version "
-                               f"(expected {header_version}, found {lib.version})")
+                raise ApiError(
+                    412,
+                    f"Library has been modified since specified version "
+                    f"(expected {header_version}, found {lib.version})",
+                )
             new = lib.delete_items(keys)
             return 204, None, {"Last-Modified-Version": str(new)}
         raise ApiError(405, "Method not allowed")
