@@ -16,6 +16,7 @@ Run it alone with `python tests/zotero/server.py --latency 0.05` (prints its URL
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
 import json
 import random
@@ -27,7 +28,6 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -212,10 +212,7 @@ class ZoteroLibrary:
         item_type = data.get("itemType")
         if item_type not in self.schema["itemTypes"]:
             return 400, f"'itemType' value '{item_type}' is not a valid item type"
-        if item_type == "note":
-            allowed = NOTE_PROPS
-        else:
-            allowed = ITEM_META | set(self.fields_of(item_type))
+        allowed = NOTE_PROPS if item_type == "note" else ITEM_META | set(self.fields_of(item_type))
         for name in data:
             if name not in allowed:
                 return 400, f"'{name}' is not a valid field for type '{item_type}'"
@@ -457,10 +454,8 @@ class Handler(BaseHTTPRequestHandler):
         except Drop:
             entry.status = 0
             self.close_connection = True
-            try:
+            with contextlib.suppress(OSError):
                 self.connection.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
             return
         except ApiError as exc:
             status, payload, headers = exc.status, exc.message, exc.headers
@@ -696,9 +691,8 @@ class Handler(BaseHTTPRequestHandler):
                     f"Library has been modified since specified version "
                     f"(expected {header_version}, found {lib.version})",
                 )
-            if token is not None:
-                if token in lib.write_tokens:
-                    raise ApiError(412, "Write token already used")
+            if token is not None and token in lib.write_tokens:
+                raise ApiError(412, "Write token already used")
             if rest == "/items":
                 report, version = lib.write_items(objects, header_version, base)
             else:
