@@ -226,23 +226,41 @@ class Syncer:
         if found:
             self.state.save(found)
         for batch in _chunks(to_create, MAX_OBJECTS):
-            payload = [{"name": name, "parentCollection": False} for name in batch]
+            keys.update(self._create_collections(batch))
+        return keys
+
+    def _create_collections(self, names: list[str], attempts: int = 3) -> dict[str, str]:
+        """Create collections under derived keys; a lost response is settled by reading back."""
+        created: dict[str, str] = {}
+        todo = names
+        message = ""
+        for _ in range(attempts):
+            if not todo:
+                break
+            keyed = {n: object_key(self.state.library, COLLECTION, n) for n in todo}
+            payload = [{"key": keyed[n], "name": n, "parentCollection": False} for n in todo]
             result = self.client.post(
                 "create collections", "collections", payload, write_token=new_write_token()
             )
-            rows = []
-            for index, name in enumerate(batch):
-                key = result.report.get("success", {}).get(str(index))
-                if key:
-                    rows.append(SyncRow(COLLECTION, name, key, SYNCED))
-                    keys[name] = key
+            settle = result.status == 412
+            for index, name in enumerate(todo if result.status == 200 else ()):
+                if str(index) in result.report["success"]:
+                    created[name] = keyed[name]
                     self.report.created[COLLECTION] += 1
-                else:
-                    failure = result.report.get("failed", {}).get(str(index), {})
-                    message = failure.get("message", f"HTTP {result.status}")
-                    self.report.failures.append(Failure(name, COLLECTION, message))
-            self.state.save(rows)
-        return keys
+                    continue
+                failure = result.report["failed"].get(str(index), {})
+                settle |= failure.get("code") in (412, 428)
+                message = failure.get("message", "")
+            if settle:
+                for coll in self.client.collections():
+                    data = coll.get("data", coll)
+                    if data["name"] in keyed and data["key"] == keyed[data["name"]]:
+                        created[data["name"]] = data["key"]
+            todo = [n for n in todo if n not in created]
+        for name in todo:
+            self.report.failures.append(Failure(name, COLLECTION, message or "not created"))
+        self.state.save(SyncRow(COLLECTION, n, k, SYNCED) for n, k in created.items())
+        return created
 
     def _collection_name(self, paper: mapping.Paper) -> str:
         return self.options.collection or paper.collection or mapping.collection_name(paper.record)
