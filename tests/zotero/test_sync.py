@@ -30,9 +30,7 @@ def test_seeds_with_notes_land_in_an_empty_library(zotero_server, seeded_library
     assert set(items) == set(entries)
     assert len(zotero_server.top_items()) == len(entries)
     key_of = {item["key"]: cite for cite, item in items.items()}
-    placed = {
-        mapping.note_id_of(n["note"]): key_of[n["parentItem"]] for n in zotero_server.notes()
-    }
+    placed = {mapping.note_id_of(n["note"]): key_of[n["parentItem"]] for n in zotero_server.notes()}
     assert placed == notes
     assert report.created == {"item": len(entries), "note": len(notes), "collection": 1}
 
@@ -197,8 +195,9 @@ def test_dry_run_writes_nothing(zotero_server, seeded_library, run_sync):
 def test_retry_after_is_honoured(zotero_server, seeded_library, run_sync):
     import time
 
-    zotero_server.faults.configure(script=[None, None, None, None, None, None, "429"],
-                                   retry_after="1")
+    zotero_server.faults.configure(
+        script=[None, None, None, None, None, None, "429"], retry_after="1"
+    )
     started = time.monotonic()
     report = run_sync(seeded_library)
     assert report.ok
