@@ -49,7 +49,9 @@ class SyncState:
 
     @classmethod
     def open(cls, path: str | Path, library: str) -> SyncState:
-        connection = sqlite3.connect(path, timeout=30, isolation_level=None)
+        connection = sqlite3.connect(
+            path, timeout=30, isolation_level=None, check_same_thread=False
+        )
         connection.execute("PRAGMA busy_timeout = 30000")
         connection.execute("PRAGMA foreign_keys = ON")
         return cls(connection, library)

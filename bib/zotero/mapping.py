@@ -107,8 +107,24 @@ def collection_name(record: Record) -> str:
     return ""
 
 
+_MARKUP = re.compile(r"[*_`\[\]<>!#\\&~|=]|^\s*([-+]|\d+[.)](\s|$))|^ {4}| {2,}$|\t", re.MULTILINE)
+
+
 def plain_text(markdown: str) -> str:
-    """Markdown -> plain Unicode (emphasis, code marks and link syntax removed)."""
+    """Markdown -> plain Unicode (emphasis, code marks and link syntax removed).
+
+    Text without any markdown syntax skips the parser (a large sync maps thousands of
+    abstracts) and comes out as the parser would give it: paragraphs, lines joined.
+    """
+    if not _MARKUP.search(markdown):
+        paragraphs = re.split(r"\n\s*\n", markdown.strip())
+        return "\n\n".join(
+            " ".join(line.strip() for line in p.splitlines() if line.strip()) for p in paragraphs
+        )
+    return _plain_text_parsed(markdown)
+
+
+def _plain_text_parsed(markdown: str) -> str:
     out: list[str] = []
     for block in _MARKDOWN.parse(markdown):
         if block.type == "inline":

@@ -15,7 +15,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Sequence
+import queue
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -92,14 +95,18 @@ class _Object:
     kind: str
     local_id: str
     key: str
-    data: dict[str, Any]
+    data: dict[str, Any] | None
     cite: str
     row: SyncRow | None
     generation: int = 0
     parent_key: str | None = None
+    source: Any = None
+    """The Paper or Note to map later, when `data` is None (new papers, mapped while the
+    previous batch is on the wire)."""
 
     @property
     def digest(self) -> str:
+        assert self.data is not None
         return digest(self.data)
 
     @property
@@ -149,15 +156,38 @@ class Syncer:
         self._done = 0
         self._total = 0
         self.rows = state.rows()
+        self._dropped = mapping.Dropped()
+        self._allowed: dict[str, frozenset[str]] = {}
+        self._collection_keys: dict[str, str] = {}
+        self._writer: ThreadPoolExecutor | None = None
+        self._saves: list[Future[None]] = []
 
     # -- entry point -------------------------------------------------------------------
     def run(self, papers: Sequence[mapping.Paper]) -> Report:
+        # One thread owns the state's connection while the run lasts: commits overlap the
+        # network waits, and their order is the order they were asked for.
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bib-sync-state")
         try:
             self._run(papers)
+            self._flush()
         finally:
+            self._writer.shutdown(wait=True)
             self.report.requests = self.client.counts.total
             self.report.writes = self.client.counts.writes
+            self.report.dropped_fields = {t: sorted(f) for t, f in self._dropped.fields.items()}
         return self.report
+
+    def _save(self, rows: Iterable[SyncRow], *, wait: bool = True) -> None:
+        """Commit rows on the writer thread; `wait` when a write request depends on them."""
+        assert self._writer is not None
+        self._saves.append(self._writer.submit(self.state.save, list(rows)))
+        if wait:
+            self._flush()
+
+    def _flush(self) -> None:
+        saves, self._saves = self._saves, []
+        for future in saves:
+            future.result()
 
     def _run(self, papers: Sequence[mapping.Paper]) -> None:
         access = self.client.key_access()
@@ -168,13 +198,16 @@ class Syncer:
         remote_versions, start_version = self.client.versions_since(since)
         self._absorb_deletions(set(deleted.get("items", [])), set(deleted.get("collections", [])))
         types = sorted({mapping.item_type(p.record) for p in papers})
-        allowed = {t: self.client.item_type_fields(t) for t in types}
-        collections = self._collections(papers, set(deleted.get("collections", [])))
-        creates, updates = self._plan(papers, allowed, collections)
+        self._allowed = {t: self.client.item_type_fields(t) for t in types}
+        deleted_collections = set(deleted.get("collections", []))
+        self._collection_keys = self._collections(papers, deleted_collections)
+        creates, updates = self._plan(papers)
         creates = self._reconcile_pending(creates, updates)
         self._prefetched = self._prefetch(updates, remote_versions)
         self._total = len(creates) + len(updates)
         if self.options.dry_run:
+            for obj in creates:
+                self._fill(obj)
             self.report.created[ITEM] += sum(o.kind == ITEM for o in creates)
             self.report.created[NOTE] += sum(o.kind == NOTE for o in creates)
             self.report.updated[ITEM] += sum(o.kind == ITEM for o in updates)
@@ -182,6 +215,7 @@ class Syncer:
             return
         self._push_creates(creates)
         self._push_updates(updates)
+        self._flush()
         self.state.set_library_version(start_version)
 
     # -- deletions in Zotero -------------------------------------------------------------
@@ -197,7 +231,7 @@ class Syncer:
         for row in gone:
             self.rows[(row.kind, row.local_id)] = row
         if not self.options.dry_run:
-            self.state.save(gone)
+            self._save(gone)
 
     # -- collections ---------------------------------------------------------------------
     def _collections(self, papers: Sequence[mapping.Paper], deleted: set[str]) -> dict[str, str]:
@@ -224,7 +258,7 @@ class Syncer:
             keys.update({n: object_key(self.state.library, COLLECTION, n) for n in to_create})
             return keys
         if found:
-            self.state.save(found)
+            self._save(found)
         for batch in _chunks(to_create, MAX_OBJECTS):
             keys.update(self._create_collections(batch))
         return keys
@@ -259,22 +293,17 @@ class Syncer:
             todo = [n for n in todo if n not in created]
         for name in todo:
             self.report.failures.append(Failure(name, COLLECTION, message or "not created"))
-        self.state.save(SyncRow(COLLECTION, n, k, SYNCED) for n, k in created.items())
+        self._save(SyncRow(COLLECTION, n, k, SYNCED) for n, k in created.items())
         return created
 
     def _collection_name(self, paper: mapping.Paper) -> str:
         return self.options.collection or paper.collection or mapping.collection_name(paper.record)
 
     # -- plan ----------------------------------------------------------------------------
-    def _plan(
-        self,
-        papers: Sequence[mapping.Paper],
-        allowed: dict[str, frozenset[str]],
-        collections: dict[str, str],
-    ) -> tuple[list[_Object], list[_Object]]:
+    def _plan(self, papers: Sequence[mapping.Paper]) -> tuple[list[_Object], list[_Object]]:
+        """Creates and updates; papers never synced are left unmapped until pushed."""
         creates: list[_Object] = []
         updates: list[_Object] = []
-        dropped = mapping.Dropped()
         library = self.state.library
         for paper in papers:
             record = paper.record
@@ -288,16 +317,9 @@ class Syncer:
                 generation += 1
                 row = None
             key = row.key if row else object_key(library, ITEM, record.id, generation)
-            coll = collections.get(self._collection_name(paper))
-            data = mapping.item_data(
-                paper,
-                allowed=allowed,
-                options=self.options.mapping,
-                collections=[coll] if coll else [],
-                dropped=dropped,
-            )
-            item = _Object(ITEM, record.id, key, data, cite, row, generation)
-            self._classify(item, creates, updates)
+            fresh = row is None and not any((NOTE, n.id) in self.rows for n in paper.notes)
+            item = _Object(ITEM, record.id, key, None, cite, row, generation, source=paper)
+            objects = [item]
             for note in paper.notes:
                 note_row = self.rows.get((NOTE, note.id))
                 note_gen = note_row.generation if note_row else 0
@@ -307,19 +329,42 @@ class Syncer:
                 note_key = (
                     note_row.key if note_row else object_key(library, NOTE, note.id, note_gen)
                 )
-                obj = _Object(
-                    NOTE,
-                    note.id,
-                    note_key,
-                    mapping.note_data(note, key),
-                    cite,
-                    note_row,
-                    note_gen,
-                    parent_key=key,
+                objects.append(
+                    _Object(
+                        NOTE,
+                        note.id,
+                        note_key,
+                        None,
+                        cite,
+                        note_row,
+                        note_gen,
+                        parent_key=key,
+                        source=note,
+                    )
                 )
+            if fresh:
+                creates += objects
+                continue
+            for obj in objects:
+                self._fill(obj)
                 self._classify(obj, creates, updates)
-        self.report.dropped_fields = {t: sorted(f) for t, f in dropped.fields.items()}
         return creates, updates
+
+    def _fill(self, obj: _Object) -> None:
+        """Map an object's source to its Zotero JSON (once)."""
+        if obj.data is not None:
+            return
+        if obj.kind == NOTE:
+            obj.data = mapping.note_data(obj.source, obj.parent_key or "")
+            return
+        coll = self._collection_keys.get(self._collection_name(obj.source))
+        obj.data = mapping.item_data(
+            obj.source,
+            allowed=self._allowed,
+            options=self.options.mapping,
+            collections=[coll] if coll else [],
+            dropped=self._dropped,
+        )
 
     def _classify(self, obj: _Object, creates: list[_Object], updates: list[_Object]) -> None:
         row = obj.row
@@ -357,7 +402,7 @@ class Syncer:
             else:
                 updates.append(obj)
         if rows and not self.options.dry_run:
-            self.state.save(rows)
+            self._save(rows)
         return [o for o in creates if o.key not in settled]
 
     def _settle_existing(self, objs: list[_Object]) -> list[_Object]:
@@ -372,22 +417,14 @@ class Syncer:
     def _push_creates(self, creates: list[_Object]) -> None:
         if not creates:
             return
-        self.state.save(
+        self._save(
             SyncRow(
-                o.kind,
-                o.local_id,
-                o.key,
-                PENDING,
-                None,
-                None,
-                {"local": o.data, "written": o.data},
-                o.parent_key,
-                o.generation,
+                o.kind, o.local_id, o.key, PENDING, parent_key=o.parent_key, generation=o.generation
             )
             for o in creates
         )
         failed_parents: set[str] = set()
-        for batch in _chunks(creates, MAX_OBJECTS):
+        for batch in self._mapped_batches(creates):
             blocked = [o for o in batch if o.parent_key in failed_parents]
             for obj in blocked:
                 self._fail(obj, "its paper could not be created")
@@ -395,6 +432,38 @@ class Syncer:
             for obj in self._create_batch(batch):
                 if obj.kind == ITEM:
                     failed_parents.add(obj.key)
+
+    def _mapped_batches(self, objs: list[_Object]) -> Iterator[list[_Object]]:
+        """Batches of at most 50, mapped on a helper thread while earlier batches travel."""
+        ready: queue.Queue[list[_Object] | BaseException | None] = queue.Queue(maxsize=4)
+        stop = threading.Event()
+
+        def produce() -> None:
+            try:
+                for chunk in _chunks(objs, MAX_OBJECTS):
+                    for obj in chunk:
+                        self._fill(obj)
+                    while not stop.is_set():
+                        try:
+                            ready.put(chunk, timeout=0.1)
+                            break
+                        except queue.Full:
+                            continue
+            except BaseException as exc:  # handed to the consumer, raised there
+                ready.put(exc)
+                return
+            ready.put(None)
+
+        thread = threading.Thread(target=produce, name="bib-sync-map", daemon=True)
+        thread.start()
+        try:
+            while (batch := ready.get()) is not None:
+                if isinstance(batch, BaseException):
+                    raise batch
+                yield batch
+        finally:
+            stop.set()
+            thread.join()
 
     def _create_batch(self, batch: list[_Object], attempts: int = 3) -> list[_Object]:
         """Create a batch; returns the objects that failed for good."""
@@ -518,7 +587,7 @@ class Syncer:
                     stale.append(obj)
                 elif code == 404:
                     self.report.deleted_in_zotero.append(obj.label)
-                    self.state.save([replace(obj.row, status=DELETED_REMOTE)])
+                    self._save([replace(obj.row, status=DELETED_REMOTE)])
                 else:
                     self._fail(obj, f"HTTP {code}: {failure.get('message')}")
         self._mark_synced(done, created=False)
@@ -556,7 +625,7 @@ class Syncer:
                 self.report.updated[obj.kind] += 1
             else:
                 self.report.unchanged[obj.kind] += 1
-        self.state.save(rows)
+        self._save(rows, wait=False)
         self._done += len(done)
         self.progress(self._done, self._total)
 
@@ -575,7 +644,8 @@ class Syncer:
     def _forget(self, objs: list[_Object]) -> None:
         rows = [SyncRow(o.kind, o.local_id, o.key, PENDING) for o in objs]
         if rows:
-            self.state.forget(rows)
+            assert self._writer is not None
+            self._saves.append(self._writer.submit(self.state.forget, rows))
 
 
 def _can_write(access: dict[str, Any], client: ZoteroClient) -> bool:

@@ -115,15 +115,16 @@ def test_credentials_from_the_keyring(zotero_server, monkeypatch):
     import keyring
     from keyring.backend import KeyringBackend
 
+    values = {
+        "ZOTERO_API_KEY": zotero_server.api_key,
+        "ZOTERO_LIBRARY_ID": str(zotero_server.user_id),
+    }
+
     class Memory(KeyringBackend):
         priority = 1
-        values = {
-            "ZOTERO_API_KEY": zotero_server.api_key,
-            "ZOTERO_LIBRARY_ID": str(zotero_server.user_id),
-        }
 
         def get_password(self, service: str, username: str) -> str | None:
-            return self.values.get(username) if service == "bib-zotero" else None
+            return values.get(username) if service == "bib-zotero" else None
 
         def set_password(self, service: str, username: str, password: str) -> None:
             raise NotImplementedError

@@ -174,3 +174,23 @@ def test_fields_unknown_to_the_server_are_dropped_and_reported():
 
 def test_collection_per_venue_edition():
     assert mapping.collection_name(full_record(EntryType.INPROCEEDINGS)) == "ICML 2026"
+
+
+def test_plain_text_fast_path_matches_the_markdown_parser():
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    words = st.text(alphabet="abcdefXYZ 0123456789,.;:()'\"-+%$é–", min_size=0, max_size=30)
+    tricky = st.sampled_from(
+        ["---", "- x", "1. y", "2) z", "+ w", "    code", "a  b", "c  ", "\td", ""]
+    )
+    texts = st.lists(words | tricky, min_size=1, max_size=6).map(
+        lambda parts: "\n".join(parts).replace("\n\n\n", "\n\n")
+    )
+
+    @given(texts)
+    def check(text: str) -> None:
+        parsed = mapping._plain_text_parsed(text)
+        assert mapping.plain_text(text) == parsed
+
+    check()
