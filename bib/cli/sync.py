@@ -178,6 +178,7 @@ def _print(report: object, as_json: bool) -> None:
         f"{prefix}created: {c['item']} items, {c['note']} notes, {c['collection']} collections; "
         f"{prefix}updated: {u['item']} items, {u['note']} notes; "
         f"unchanged: {n['item']} items, {n['note']} notes; "
+        f"{prefix}deleted: {report.deleted['note']} notes; "
         f"conflicts: {len(report.conflicts)}; failed: {len(report.failures)}"
     )
 

@@ -309,6 +309,12 @@ class ZoteroClient:
             found.update(got)
         return found
 
+    def versions_and_library(self, keys: list[str]) -> tuple[dict[str, int], int]:
+        """Versions of up to 50 item keys, and the library version they were read at."""
+        joined = ",".join(keys)
+        got = self._read("read versions", lambda: self.zot.item_versions(itemKey=joined))
+        return dict(got), int(self.zot.request.headers.get("Last-Modified-Version", 0))
+
     def items_by_key(self, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
         found: dict[str, dict[str, Any]] = {}
         for chunk in _chunks(list(keys), MAX_OBJECTS):

@@ -61,6 +61,7 @@ class Report:
     created: dict[str, int] = field(default_factory=lambda: {ITEM: 0, NOTE: 0, COLLECTION: 0})
     updated: dict[str, int] = field(default_factory=lambda: {ITEM: 0, NOTE: 0})
     unchanged: dict[str, int] = field(default_factory=lambda: {ITEM: 0, NOTE: 0})
+    deleted: dict[str, int] = field(default_factory=lambda: {NOTE: 0})
     deleted_in_zotero: list[str] = field(default_factory=list)
     conflicts: list[Conflict] = field(default_factory=list)
     failures: list[Failure] = field(default_factory=list)
@@ -79,6 +80,7 @@ class Report:
             "created": self.created,
             "updated": self.updated,
             "unchanged": self.unchanged,
+            "deleted": self.deleted,
             "deleted_in_zotero": self.deleted_in_zotero,
             "conflicts": [c.__dict__ for c in self.conflicts],
             "failed": [f.__dict__ for f in self.failures],
@@ -212,9 +214,11 @@ class Syncer:
             self.report.created[NOTE] += sum(o.kind == NOTE for o in creates)
             self.report.updated[ITEM] += sum(o.kind == ITEM for o in updates)
             self.report.updated[NOTE] += sum(o.kind == NOTE for o in updates)
+            self.report.deleted[NOTE] += len(self._removed_notes(papers))
             return
         self._push_creates(creates)
         self._push_updates(updates)
+        self._delete_removed_notes(papers)
         self._flush()
         self.state.set_library_version(start_version)
 
@@ -592,6 +596,68 @@ class Syncer:
                     self._fail(obj, f"HTTP {code}: {failure.get('message')}")
         self._mark_synced(done, created=False)
         return stale
+
+    # -- notes deleted here ------------------------------------------------------------
+    def _removed_notes(self, papers: Sequence[mapping.Paper]) -> list[SyncRow]:
+        """Synced notes of papers still here whose note was deleted here."""
+        live = {note.id for paper in papers for note in paper.notes}
+        here = {paper.record.id for paper in papers}
+        parents = {row.key: row.local_id for row in self.rows.values() if row.kind == ITEM}
+        return [
+            row
+            for row in self.rows.values()
+            if row.kind == NOTE
+            and row.status == SYNCED
+            and row.local_id not in live
+            and parents.get(row.parent_key or "") in here
+        ]
+
+    def _delete_removed_notes(self, papers: Sequence[mapping.Paper]) -> None:
+        """Delete them in Zotero too, unless Zotero's copy changed since we pushed it.
+
+        A multi-object DELETE is conditional on the library version (read just before),
+        not on an object version: that is what pyzotero's delete_item([list]) gets wrong.
+        """
+        removed = self._removed_notes(papers)
+        if not removed:
+            return
+        cite = {p.record.id: p.record.key or p.record.id for p in papers}
+        parents = {row.key: row.local_id for row in self.rows.values() if row.kind == ITEM}
+        for chunk in _chunks(removed, MAX_OBJECTS):
+            settled: list[SyncRow] = []
+            for _ in range(3):
+                todo = [r for r in chunk if r not in settled]
+                if not todo:
+                    break
+                versions, library_version = self.client.versions_and_library([r.key for r in todo])
+                doomed = []
+                for row in todo:
+                    if row.key not in versions:
+                        settled.append(row)
+                    elif versions[row.key] != row.version:
+                        settled.append(row)
+                        owner = cite.get(parents.get(row.parent_key or "", ""), "?")
+                        what = f"note {row.local_id}"
+                        self.report.conflicts.append(
+                            Conflict(owner, what, "deleted here, edited in Zotero", "remote")
+                        )
+                    else:
+                        doomed.append(row)
+                if not doomed:
+                    continue
+                if self.client.delete_items([r.key for r in doomed], library_version) is None:
+                    continue  # the library moved on between the read and the delete
+                settled += doomed
+                self.report.deleted[NOTE] += len(doomed)
+            for row in chunk:
+                if row not in settled:
+                    owner = cite.get(parents.get(row.parent_key or "", ""), "?")
+                    self.report.failures.append(
+                        Failure(owner, f"note {row.local_id}", "could not be deleted in Zotero")
+                    )
+            if settled:
+                assert self._writer is not None
+                self._saves.append(self._writer.submit(self.state.forget, settled))
 
     # -- bookkeeping ---------------------------------------------------------------------
     def _mark_synced(

@@ -250,3 +250,33 @@ def test_updates_under_faults_keep_local_and_remote_changes(
     assert all(items[key]["title"] == f"remote {key}" for key in keys[10:15])
     assert all("edited" in n["note"] for n in zotero_server.notes())
     assert len(items) == len(keys)
+
+
+def test_note_deleted_here_is_deleted_in_zotero_with_one_write(
+    zotero_server, seeded_library, run_sync
+):
+    run_sync(seeded_library)
+    with open_store(seeded_library) as store:
+        note = store.notes()[0]
+        store.delete_note(note.id)
+    zotero_server.log.clear()
+    report = run_sync(seeded_library)
+    assert report.deleted == {"note": 1}
+    assert zotero_server.log.count("DELETE") == 1 and len(zotero_server.log.writes()) == 1
+    assert note.uuid not in {mapping.note_id_of(n["note"]) for n in zotero_server.notes()}
+    zotero_server.log.clear()
+    run_sync(seeded_library)
+    assert zotero_server.log.writes() == []
+
+
+def test_note_deleted_here_but_edited_in_zotero_is_kept(zotero_server, seeded_library, run_sync):
+    run_sync(seeded_library)
+    with open_store(seeded_library) as store:
+        note = store.notes()[0]
+        store.delete_note(note.id)
+    remote = next(n for n in zotero_server.notes() if mapping.note_id_of(n["note"]) == note.uuid)
+    zotero_server.library.edit_item(remote["key"], note=remote["note"] + "<p>more</p>")
+    report = run_sync(seeded_library)
+    assert report.deleted == {"note": 0}
+    assert [c.field for c in report.conflicts] == ["deleted here, edited in Zotero"]
+    assert remote["key"] in {n["key"] for n in zotero_server.notes()}
