@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import subprocess
 import sys
 import tempfile
@@ -79,6 +80,15 @@ def start_server(latency: float) -> tuple[subprocess.Popen[str], dict[str, str]]
     return process, {"url": info["url"], "user_id": str(info["user_id"]), "key": key}
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (Linux /proc), 0 where unavailable."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def run(records: list[mapping.Paper], server: dict[str, str], db: Path) -> tuple[float, object]:
     credentials = Credentials(Secret(server["key"]), server["user_id"], "user")
     client = ZoteroClient(credentials, endpoint=server["url"], timeout=30)
@@ -105,7 +115,10 @@ def main() -> None:
     try:
         with tempfile.TemporaryDirectory() as tmp:
             db = Path(tmp) / "library.sqlite"
+            server_cpu, client_cpu = cpu_seconds(process.pid), time.process_time()
             first_time, first = run(records, server, db)
+            server_cpu = cpu_seconds(process.pid) - server_cpu
+            client_cpu = time.process_time() - client_cpu
             again_time, again = run(records, server, db)
     finally:
         process.terminate()
@@ -123,6 +136,11 @@ def main() -> None:
     print(
         f"             wall {first_time:.2f} s vs requests x latency {budget:.2f} s: "
         f"ratio {first_time / budget:.2f} (target <= 1.2)"
+    )
+    print(
+        f"             CPU: client {client_cpu:.2f} s, server {server_cpu:.2f} s "
+        f"({(client_cpu + server_cpu) / budget:.2f} of requests x latency); "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
     )
     print(
         f"no-op sync:  {again.requests} requests ({again.writes} writes), wall "

@@ -391,7 +391,7 @@ class Syncer:
         for obj in pending:
             if obj.key not in settled:
                 continue
-            pushed = obj.row.pushed or {"local": obj.data, "written": obj.data}
+            pushed = obj.row.pushed or {"local": obj.data}
             row = replace(
                 obj.row,
                 status=SYNCED,
@@ -671,7 +671,10 @@ class Syncer:
             return
         rows = []
         for obj, written, version in done:
-            pushed = {"local": obj.data, "written": written}
+            # `written` (what Zotero holds) is stored only when it differs from `local`
+            pushed = {"local": obj.data}
+            if written != obj.data:
+                pushed["written"] = written
             rows.append(
                 SyncRow(
                     obj.kind,
