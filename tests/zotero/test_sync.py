@@ -280,3 +280,20 @@ def test_note_deleted_here_but_edited_in_zotero_is_kept(zotero_server, seeded_li
     assert report.deleted == {"note": 0}
     assert [c.field for c in report.conflicts] == ["deleted here, edited in Zotero"]
     assert remote["key"] in {n["key"] for n in zotero_server.notes()}
+
+
+def test_lost_sync_state_adopts_existing_items_instead_of_duplicating(
+    zotero_server, seeded_library, run_sync
+):
+    run_sync(seeded_library)
+    with open_store(seeded_library) as store:
+        store.conn.execute("DELETE FROM zotero_object")
+        store.conn.execute("DELETE FROM zotero_library")
+    report = run_sync(seeded_library)
+    entries, notes = stored(seeded_library)
+    assert report.ok
+    assert len(zotero_server.top_items()) == len(entries)
+    assert len(zotero_server.notes()) == len(notes)
+    zotero_server.log.clear()
+    run_sync(seeded_library)
+    assert zotero_server.log.writes() == []
