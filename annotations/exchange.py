@@ -19,6 +19,7 @@ import jsonschema
 import schema
 from annotations.store import Entry, Note, Status
 from bib.errors import BibError
+from bib.record import Record
 
 SCHEMA = "annotations.schema.json"
 
@@ -51,7 +52,7 @@ def reference_fields(entry: Entry, fmt: str) -> tuple[tuple[str, str], ...]:
     return tuple(fields)
 
 
-def annotated_record(entry: Entry, fmt: str):  # type: ignore[no-untyped-def]
+def annotated_record(entry: Entry, fmt: str) -> Record:
     """The entry's record with its annotations added to `Record.fields` (replacing stale ones)."""
     extra = reference_fields(entry, fmt)
     names = {"annote", "annotation", "ranking", "readstatus", "groups"}

@@ -11,6 +11,8 @@ import re
 import sqlite3
 from dataclasses import dataclass
 from importlib import resources
+from importlib.abc import Traversable
+from pathlib import Path
 
 from bib.errors import OperationError
 
@@ -24,10 +26,11 @@ class Migration:
     sql: str
 
 
-def migrations() -> list[Migration]:
-    """The shipped migrations, sorted by number."""
+def migrations(source: Traversable | Path | None = None) -> list[Migration]:
+    """The migrations in `source` (default: the shipped ones), sorted by number."""
+    folder = source if source is not None else resources.files(__package__) / "migrations"
     found: dict[int, Migration] = {}
-    for item in resources.files(__package__).joinpath("migrations").iterdir():
+    for item in folder.iterdir():
         match = _NAME.match(item.name)
         if not match:
             continue
@@ -71,23 +74,66 @@ def user_version(conn: sqlite3.Connection) -> int:
     return int(conn.execute("PRAGMA user_version").fetchone()[0])
 
 
-def apply(conn: sqlite3.Connection, *, upto: int | None = None) -> list[int]:
-    """Apply pending migrations inside the open write transaction; return their numbers."""
+LEDGER = "schema_migrations"
+
+
+def applied_numbers(conn: sqlite3.Connection, source: Traversable | Path | None = None) -> set[int]:
+    """Migrations this library has had: from the ledger, or (before it) all up to user_version."""
+    has_ledger = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (LEDGER,)
+    ).fetchone()
+    if has_ledger:
+        return {n for (n,) in conn.execute(f"SELECT number FROM {LEDGER}")}
+    version = user_version(conn)
+    return {m.number for m in migrations(source) if m.number <= version}
+
+
+def pending(
+    conn: sqlite3.Connection, *, upto: int | None = None, source: Traversable | Path | None = None
+) -> list[Migration]:
+    """Shipped migrations this library lacks, in numeric order, even below its user_version.
+
+    Areas own number ranges (the store 0001-0009, Zotero 0010), so a store migration may
+    ship after 0010 has run; a ledger of applied numbers makes sure it still runs.
+    """
+    done = applied_numbers(conn, source)
+    return [
+        m for m in migrations(source) if m.number not in done and (upto is None or m.number <= upto)
+    ]
+
+
+def apply(
+    conn: sqlite3.Connection, *, upto: int | None = None, source: Traversable | Path | None = None
+) -> list[int]:
+    """Apply pending migrations inside the open write transaction; return their numbers.
+
+    `PRAGMA user_version` ends at the highest number applied so far.
+    """
     current = user_version(conn)
-    shipped = migrations()
+    shipped = migrations(source)
     newest = shipped[-1].number if shipped else 0
     if current > newest:
         raise OperationError(
             f"the library uses schema version {current}, newer than this bib knows ({newest}); "
             "upgrade bib"
         )
-    applied: list[int] = []
-    for migration in shipped:
-        if migration.number <= current or (upto is not None and migration.number > upto):
-            continue
+    todo = pending(conn, upto=upto, source=source)
+    done = applied_numbers(conn, source)
+    conn.execute(
+        f"CREATE TABLE IF NOT EXISTS {LEDGER} (number INTEGER PRIMARY KEY, name TEXT NOT NULL,"
+        " applied TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))"
+    )
+    names = {m.number: m.name for m in shipped}
+    conn.executemany(
+        f"INSERT OR IGNORE INTO {LEDGER} (number, name) VALUES (?, ?)",
+        [(n, names.get(n, "")) for n in sorted(done)],
+    )
+    for migration in todo:
         for statement in statements(migration.sql):
             conn.execute(statement)
-        applied.append(migration.number)
-    if applied:
-        conn.execute(f"PRAGMA user_version = {applied[-1]:d}")
-    return applied
+        conn.execute(
+            f"INSERT INTO {LEDGER} (number, name) VALUES (?, ?)", (migration.number, migration.name)
+        )
+    if todo:
+        conn.execute(f"PRAGMA user_version = {max(current, todo[-1].number):d}")
+    return [m.number for m in todo]

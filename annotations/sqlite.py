@@ -19,10 +19,10 @@ import sqlite3
 import tempfile
 import time
 import uuid
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from annotations import codec, migrate
 from annotations.store import (
@@ -38,6 +38,8 @@ from annotations.store import (
 from bib.errors import BibError, OperationError
 from bib.record import Record
 
+T = TypeVar("T")
+
 BUSY_TIMEOUT_MS = 5_000
 LOCK_DEADLINE_S = 120.0
 """How long a writer keeps retrying for the write lock before giving up with a clear error."""
@@ -45,9 +47,12 @@ LOCK_DEADLINE_S = 120.0
 MARK = ("\x02", "\x03")
 """Snippet highlight markers; the CLI turns them into bold or `**`."""
 
+ALL = Filters()
+
 EXPORT_FORMAT = "bib-annotations"
 EXPORT_VERSION = 1
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _KEY = re.compile(r"^[A-Za-z0-9_:.+/-]+$")
 _TAG = re.compile(r"^[^\s,{}\\#]+$")
 _NOTE_COLUMNS = "n.id, n.uuid, n.record_id, r.key, n.body, n.created, n.updated, n.deleted_at"
@@ -63,7 +68,7 @@ def _is_busy(exc: sqlite3.OperationalError) -> bool:
     return "locked" in text or "busy" in text
 
 
-def _retry(action, what: str):  # type: ignore[no-untyped-def]
+def _retry(action: Callable[[], T], what: str) -> T:
     """Run `action` until it gets past a busy library, with jittered exponential backoff."""
     deadline = time.monotonic() + LOCK_DEADLINE_S
     delay = 0.005
@@ -105,8 +110,12 @@ def connect(path: Path | str, *, upto: int | None = None) -> sqlite3.Connection:
         conn.execute("PRAGMA synchronous = FULL")
         if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
             _retry(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone(), "enabling WAL")
-        target = migrate.latest() if upto is None else upto
-        if migrate.user_version(conn) < target:
+        current = migrate.user_version(conn)
+        if current > migrate.latest():
+            migrate.apply(conn)  # raises: written by a newer bib
+        if migrate.pending(conn, upto=upto):
+            if current > 0 and str(path) != ":memory:":
+                backup_to(conn, Path(f"{path}.schema-{current}.bak"))
             _retry(lambda: conn.execute("BEGIN IMMEDIATE"), "migrating")
             try:
                 migrate.apply(conn, upto=upto)
@@ -114,12 +123,42 @@ def connect(path: Path | str, *, upto: int | None = None) -> sqlite3.Connection:
                 conn.execute("ROLLBACK")
                 raise
             conn.execute("COMMIT")
-        elif migrate.user_version(conn) > migrate.latest():
-            migrate.apply(conn)  # raises: written by a newer bib
     except BaseException:
         conn.close()
         raise
     return conn
+
+
+def backup_to(conn: sqlite3.Connection, dest: Path) -> None:
+    """Copy a library with SQLite's backup API into a private temp file, check it, fsync it,
+    and rename it over `dest`: `dest` is the old file or a complete new one, never half."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
+    os.close(fd)
+    os.chmod(tmp, 0o600)
+    try:
+        target = sqlite3.connect(tmp)
+        try:
+            _retry(lambda: conn.backup(target), "backing up")
+            target.execute("PRAGMA journal_mode = DELETE")
+            check = target.execute("PRAGMA integrity_check").fetchone()[0]
+            if check != "ok":
+                raise OperationError(f"backup failed its integrity check: {check}")
+        finally:
+            target.close()
+        with open(tmp, "rb") as handle:
+            os.fsync(handle.fileno())
+        os.replace(tmp, dest)
+        with contextlib.suppress(OSError):
+            directory = os.open(dest.parent, os.O_RDONLY)
+            try:
+                os.fsync(directory)
+            finally:
+                os.close(directory)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
 
 
 class SQLiteStore:
@@ -127,7 +166,12 @@ class SQLiteStore:
 
     def __init__(self, path: Path | str, *, upto: int | None = None):
         self.path = None if str(path) == ":memory:" else Path(path)
-        self.conn = connect(path, upto=upto)
+        try:
+            self.conn = connect(path, upto=upto)
+        except sqlite3.DatabaseError as exc:
+            raise BibError(f"cannot open the library: {exc}", path) from None
+        except OSError as exc:
+            raise BibError(f"cannot open the library: {exc.strerror}", path) from None
         self._depth = 0
 
     # Lifecycle and transactions
@@ -156,13 +200,20 @@ class SQLiteStore:
         self._depth = 1
         try:
             yield self.conn
-        except BaseException:
+        except BaseException as exc:
             self._depth = 0
             if self.conn.in_transaction:
                 self.conn.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.DatabaseError):
+                raise OperationError(f"the library refused the change: {exc}") from exc
             raise
         self._depth = 0
-        _retry(lambda: self.conn.execute("COMMIT"), "committing")
+        try:
+            _retry(lambda: self.conn.execute("COMMIT"), "committing")
+        except sqlite3.DatabaseError as exc:
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+            raise OperationError(f"the library could not save the change: {exc}") from exc
 
     def _read(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
         return self.transaction(write=False)
@@ -219,7 +270,8 @@ class SQLiteStore:
         candidate = key
         suffix = ord("a")
         while conn.execute(
-            "SELECT 1 FROM records WHERE key = ? UNION ALL SELECT 1 FROM key_aliases WHERE alias = ?",
+            "SELECT 1 FROM records WHERE key = ?"
+            " UNION ALL SELECT 1 FROM key_aliases WHERE alias = ?",
             (candidate, candidate),
         ).fetchone():
             suffix += 1
@@ -247,8 +299,8 @@ class SQLiteStore:
         )
         if update:
             conn.execute(
-                "UPDATE records SET key = ?, venue = ?, year = ?, title = ?, abstract = ?, data = ?,"
-                " tags_text = ?, updated = ? WHERE id = ?",
+                "UPDATE records SET key = ?, venue = ?, year = ?, title = ?, abstract = ?,"
+                " data = ?, tags_text = ?, updated = ? WHERE id = ?",
                 values,
             )
             conn.execute("DELETE FROM record_tags WHERE record_id = ?", (record.id,))
@@ -326,7 +378,7 @@ class SQLiteStore:
             record_id = self._record_row(conn, key)[0]
             return self._entries(conn, "r.id = ?", [record_id], full=True)[0]
 
-    def entries(self, filters: Filters = Filters(), *, full: bool = False) -> list[Entry]:
+    def entries(self, filters: Filters = ALL, *, full: bool = False) -> list[Entry]:
         where, params = _where(filters)
         with self._read() as conn:
             return self._entries(conn, where, params, full=full)
@@ -413,7 +465,8 @@ class SQLiteStore:
             stamp = now()
             note_uuid = str(uuid.uuid4())
             cursor = conn.execute(
-                "INSERT INTO notes (uuid, record_id, body, created, updated) VALUES (?, ?, ?, ?, ?)",
+                "INSERT INTO notes (uuid, record_id, body, created, updated)"
+                " VALUES (?, ?, ?, ?, ?)",
                 (note_uuid, record_id, body, stamp, stamp),
             )
         return Note(cursor.lastrowid or 0, note_uuid, record_id, current, body, stamp, stamp)
@@ -535,35 +588,35 @@ class SQLiteStore:
             raise BibError("empty search query")
         start, end = MARK
         hits: dict[str, dict[str, Any]] = {}
-        try:
-            with self._read() as conn:
-                rows = conn.execute(
-                    "SELECT r.key, r.title, f.rank,"
-                    f" highlight(records_fts, 0, '{start}', '{end}'),"
-                    f" snippet(records_fts, 1, '{start}', '{end}', '…', 16),"
-                    f" snippet(records_fts, 2, '{start}', '{end}', '…', 16)"
-                    " FROM records_fts f JOIN records r ON r.num = f.rowid"
-                    " WHERE records_fts MATCH ? AND rank MATCH 'bm25(10.0, 1.0, 5.0)'"
-                    " ORDER BY rank LIMIT ?",
-                    (match, limit),
-                ).fetchall()
-                for key, title, score, *snippets in rows:
-                    hit = hits.setdefault(key, {"title": title, "score": score, "snippets": []})
-                    for name, text in zip(("title", "abstract", "tags"), snippets, strict=True):
-                        if start in text:
-                            hit["snippets"].append((name, text))
-                rows = conn.execute(
-                    "SELECT r.key, r.title, f.rank, n.id,"
-                    f" snippet(notes_fts, 0, '{start}', '{end}', '…', 16)"
-                    " FROM notes_fts f JOIN notes n ON n.id = f.rowid"
-                    " JOIN records r ON r.id = n.record_id"
-                    " WHERE notes_fts MATCH ? AND n.deleted_at IS NULL ORDER BY rank LIMIT ?",
-                    (match, limit),
-                ).fetchall()
-        except sqlite3.OperationalError as exc:
-            if not raw or _is_busy(exc):
-                raise
-            raise BibError(f"malformed search query {query!r}: {exc}") from None
+        with self._read() as conn:
+            records = _fts_rows(
+                conn,
+                "SELECT r.key, r.title, f.rank,"
+                f" highlight(records_fts, 0, '{start}', '{end}'),"
+                f" snippet(records_fts, 1, '{start}', '{end}', '…', 16),"
+                f" snippet(records_fts, 2, '{start}', '{end}', '…', 16)"
+                " FROM records_fts f JOIN records r ON r.num = f.rowid"
+                " WHERE records_fts MATCH ? AND rank MATCH 'bm25(10.0, 1.0, 5.0)'"
+                " ORDER BY rank LIMIT ?",
+                (match, limit),
+            )
+            notes = _fts_rows(
+                conn,
+                "SELECT r.key, r.title, f.rank, n.id,"
+                f" snippet(notes_fts, 0, '{start}', '{end}', '…', 16)"
+                " FROM notes_fts f JOIN notes n ON n.id = f.rowid"
+                " JOIN records r ON r.id = n.record_id"
+                " WHERE notes_fts MATCH ? AND n.deleted_at IS NULL ORDER BY rank LIMIT ?",
+                (match, limit),
+            )
+        if isinstance(records, Exception) and isinstance(notes, Exception):
+            raise BibError(f"malformed search query {query!r}: {records}")
+        for key, title, score, *snippets in [] if isinstance(records, Exception) else records:
+            hit = hits.setdefault(key, {"title": title, "score": score, "snippets": []})
+            for name, text in zip(("title", "abstract", "tags"), snippets, strict=True):
+                if start in text:
+                    hit["snippets"].append((name, text))
+        rows = [] if isinstance(notes, Exception) else notes
         for key, title, score, note_id, text in rows:
             hit = hits.setdefault(key, {"title": title, "score": score, "snippets": []})
             hit["score"] = min(hit["score"], score)
@@ -575,7 +628,7 @@ class SQLiteStore:
 
     # Exchange
 
-    def dump_annotations(self, filters: Filters = Filters()) -> dict[str, Any]:
+    def dump_annotations(self, filters: Filters = ALL) -> dict[str, Any]:
         """Every annotated paper (notes, rating, status or tags) in the exchange format."""
         with self._read() as conn:
             entries = [
@@ -660,8 +713,9 @@ class SQLiteStore:
         everything back.
         """
         report = NotesImportReport()
+        papers = [_normalized(paper) for paper in data["papers"]]
         with self.transaction() as conn:
-            for paper in data["papers"]:
+            for paper in papers:
                 record_id = self._import_paper(conn, paper, report)
                 self._import_reading(conn, record_id, paper)
                 conn.executemany(
@@ -685,7 +739,10 @@ class SQLiteStore:
                 f"paper {paper['key']} ({paper['id']}) is not in the library and the file "
                 "has no record for it; `bib add` it first"
             )
-        record = dataclasses.replace(codec.from_dict(paper["record"]), id=paper["id"])
+        try:
+            record = dataclasses.replace(codec.from_dict(paper["record"]), id=paper["id"])
+        except (KeyError, ValueError, TypeError) as exc:
+            raise BibError(f"paper {paper['key']}: unreadable record ({exc!r})") from None
         record = dataclasses.replace(record, key=record.key or paper["key"])
         self._insert(conn, record)
         report.papers_added += 1
@@ -777,37 +834,29 @@ class SQLiteStore:
 
     def backup(self, dest: Path) -> None:
         """Write a consistent copy with SQLite's online backup API, then rename it into place."""
-        dest = Path(dest)
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
-        os.close(fd)
-        os.chmod(tmp, 0o600)
-        try:
-            target = sqlite3.connect(tmp)
-            try:
-                _retry(lambda: self.conn.backup(target), "backing up")
-                target.execute("PRAGMA journal_mode = DELETE")
-                check = target.execute("PRAGMA integrity_check").fetchone()[0]
-                if check != "ok":
-                    raise OperationError(f"backup failed its integrity check: {check}")
-            finally:
-                target.close()
-            with open(tmp, "rb") as handle:
-                os.fsync(handle.fileno())
-            os.replace(tmp, dest)
-        except BaseException:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
-            raise
+        backup_to(self.conn, Path(dest))
 
     def integrity(self) -> str:
         return str(self.conn.execute("PRAGMA integrity_check").fetchone()[0])
 
 
+def _fts_rows(
+    conn: sqlite3.Connection, sql: str, params: Sequence[Any]
+) -> list[Any] | sqlite3.OperationalError:
+    """Rows of one index, or the error a query malformed for it raised (column filters
+    name columns of one index only, so the caller decides when both failed)."""
+    try:
+        return conn.execute(sql, params).fetchall()
+    except sqlite3.OperationalError as exc:
+        if _is_busy(exc):
+            raise
+        return exc
+
+
 def fts_query(text: str) -> str:
     """User words as an FTS5 query that cannot be malformed: each word quoted, all required."""
     terms = []
-    for word in text.split():
+    for word in _CONTROL.sub(" ", text).split():
         prefix = word.endswith("*") and len(word) > 1
         word = word.rstrip("*") if prefix else word
         if not word:
@@ -835,6 +884,34 @@ def _where(filters: Filters) -> tuple[str, list[Any]]:
         clauses.append("r.venue = ? COLLATE NOCASE")
         params.append(filters.venue)
     return " AND ".join(clauses) or "1", params
+
+
+def stamp_of(text: str) -> str:
+    """An imported ISO 8601 time in our UTC millisecond form, so string order is time order."""
+    parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    return parsed.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def _normalized(paper: Mapping[str, Any]) -> dict[str, Any]:
+    """A paper of an exchange file with every time in our form."""
+    result = dict(paper)
+    if result.get("reading_updated"):
+        result["reading_updated"] = stamp_of(result["reading_updated"])
+    notes = []
+    for note in paper.get("notes", ()):
+        copy = dict(note)
+        for name in ("created", "updated", "deleted"):
+            if copy.get(name):
+                copy[name] = stamp_of(copy[name])
+        copy["revisions"] = [
+            {**r, "created": stamp_of(r["created"]), "replaced": stamp_of(r["replaced"])}
+            for r in note.get("revisions", ())
+        ]
+        notes.append(copy)
+    result["notes"] = notes
+    return result
 
 
 def _note_body(body: str) -> str:

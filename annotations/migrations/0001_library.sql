@@ -5,7 +5,8 @@
 CREATE TABLE records (
     num INTEGER PRIMARY KEY,            -- internal row number, stable for the search index
     id TEXT NOT NULL UNIQUE,            -- the Record id: stable across imports, notes point here
-    key TEXT NOT NULL UNIQUE,           -- citation key, pinned when first stored
+    key TEXT NOT NULL UNIQUE COLLATE NOCASE,  -- citation key, pinned when first stored;
+                                        -- unique ignoring case, as BibTeX compares keys
     venue TEXT NOT NULL DEFAULT '',
     year INTEGER,
     title TEXT NOT NULL DEFAULT '',
@@ -18,7 +19,7 @@ CREATE INDEX records_venue ON records (venue COLLATE NOCASE);
 CREATE INDEX records_year ON records (year);
 
 CREATE TABLE key_aliases (
-    alias TEXT PRIMARY KEY,
+    alias TEXT PRIMARY KEY COLLATE NOCASE,
     record_id TEXT NOT NULL REFERENCES records (id) ON DELETE RESTRICT,
     created TEXT NOT NULL
 );

@@ -96,7 +96,7 @@ def print_table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> None:
     table = Table(*headers, box=None, header_style="bold")
     for row in rows:
         table.add_row(*row)
-    Console().print(table)
+    Console(highlight=False).print(table)
 
 
 def filter_options(func: Any) -> Any:
@@ -308,7 +308,7 @@ def search(
         from rich.console import Console
         from rich.markup import escape
 
-        console = Console()
+        console = Console(highlight=False)
         for hit in hits:
             console.print(f"[bold]{escape(hit.key)}[/bold]  {escape(hit.title)}")
             for name, text in hit.snippets:

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import click
 
-from annotations import exchange
 from bib.atomic import write_atomic
 from bib.cli.library import (
     diagnostic,
@@ -115,6 +114,11 @@ def note_edit(ctx: click.Context, note_id: int, text: str | None) -> None:
         if current.deleted:
             raise BibError(f"note {note_id} is deleted; `bib note restore {note_id}` first")
         body = note_text(text, current=current.body)
+        if store.note(note_id).updated != current.updated:
+            diagnostic(
+                f"note {note_id} changed while you were editing; your text is saved and the "
+                f"other one is kept in `bib note history {note_id}`"
+            )
         edited = store.edit_note(note_id, body)
     diagnostic(f"note {edited.id}: " + ("unchanged" if edited == current else "saved"))
 
@@ -225,6 +229,8 @@ def notes_export(
       bib notes export -f json notes-$(date +%F).json
       bib notes export -f w3c - --tag moe
     """
+    from annotations import exchange
+
     with open_library(ctx) as store:
         data = store.dump_annotations(make_filters(tags, status, min_rating, venue))
     if fmt == "markdown":
@@ -262,6 +268,8 @@ def notes_import(ctx: click.Context, file: str, as_json: bool) -> None:
     Examples:
       bib notes import notes.json
     """
+    from annotations import exchange
+
     text = sys.stdin.read() if file == "-" else _read(file)
     data = exchange.read_json(text, file)
     with open_library(ctx) as store:

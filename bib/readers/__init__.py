@@ -25,7 +25,7 @@ def sniff(data: bytes) -> str:
     head = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
     if head in (b"[", b"{"):
         return "csl-json"
-    if head == b"@" or b"\n@" in data[:4096] and b"{" in data[:4096]:
+    if head == b"@" or (b"\n@" in data[:4096] and b"{" in data[:4096]):
         return "bibtex"
     return "paperlist"
 
@@ -77,7 +77,9 @@ def expand(inputs: Iterable[Path | str]) -> list[Path]:
     for item in inputs:
         path = Path(item)
         if str(item) != STDIN and path.is_dir():
-            found = sorted(p for p in path.iterdir() if p.suffix.lower() in SUFFIXES and p.is_file())
+            found = sorted(
+                p for p in path.iterdir() if p.suffix.lower() in SUFFIXES and p.is_file()
+            )
             if not found:
                 raise BibError("directory has no .txt, .md, .bib or .json files", path)
             paths.extend(found)

@@ -43,9 +43,30 @@ ENTRY_TYPES: dict[str, EntryType] = {
     "unpublished": EntryType.MISC,
 }
 _CONSUMED = frozenset(
-    "ENTRYTYPE ID title author booktitle journal journaltitle eventtitle publisher series "
-    "year date abstract url doi eprint archiveprefix eprinttype primaryclass keywords note "
-    "venue".split()
+    [
+        "ENTRYTYPE",
+        "ID",
+        "title",
+        "author",
+        "booktitle",
+        "journal",
+        "journaltitle",
+        "eventtitle",
+        "publisher",
+        "series",
+        "year",
+        "date",
+        "abstract",
+        "url",
+        "doi",
+        "eprint",
+        "archiveprefix",
+        "eprinttype",
+        "primaryclass",
+        "keywords",
+        "note",
+        "venue",
+    ]
 )
 _ENTRY_START = re.compile(r"@\s*([A-Za-z]+)\s*([{(])")
 _MATH = re.compile(r"(\$\$.+?\$\$|\$(?:\\.|[^$\\])+\$|\\\(.+?\\\)|\\\[.+?\\\])", re.DOTALL)
@@ -118,14 +139,11 @@ def scan(text: str, path: str) -> list[_Span]:
             elif char == ")" and paren and depth == 0:
                 closed = True
                 break
-            elif char == "@" and kind != "comment" and _ENTRY_START.match(text, i):
-                if text[:i].rstrip(" \t").endswith("\n"):
-                    break  # the next entry starts: this one was never closed
+            elif char == "@" and kind != "comment" and _starts_entry(text, i):
+                break  # the next entry starts: this one was never closed
             i += 1
         if not closed:
-            raise BibError(
-                f"unbalanced braces: @{kind} entry is never closed", path, start_line
-            )
+            raise BibError(f"unbalanced braces: @{kind} entry is never closed", path, start_line)
         if kind not in ("comment", "preamble", "string"):
             key = text[match.end() : i].split(",", 1)[0].strip()
             if not key or "=" in key:
@@ -139,6 +157,11 @@ def scan(text: str, path: str) -> list[_Span]:
             spans.append(_Span(kind, key, start_line))
         pos = i + 1
     return spans
+
+
+def _starts_entry(text: str, pos: int) -> bool:
+    """An `@type{` at the start of a line: the next entry, whatever the braces say."""
+    return bool(_ENTRY_START.match(text, pos)) and text[:pos].rstrip(" \t").endswith("\n")
 
 
 def _split_names(value: str) -> list[str]:
@@ -259,5 +282,8 @@ def read(data: bytes, path: str | Path) -> Iterator[Record]:
         entry = entries.get(span.key.casefold())
         if entry is None:
             raise BibError(f"cannot parse @{span.kind} entry '{span.key}'", path, span.line)
-        yield _record({k.lower() if k not in ("ENTRYTYPE", "ID") else k: v
-                       for k, v in entry.items()}, path, span.line)
+        yield _record(
+            {k.lower() if k not in ("ENTRYTYPE", "ID") else k: v for k, v in entry.items()},
+            path,
+            span.line,
+        )

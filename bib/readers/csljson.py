@@ -156,7 +156,9 @@ def read(data: bytes, path: str | Path) -> Iterator[Record]:
     try:
         loaded = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise BibError(f"not valid JSON: {exc.msg} (column {exc.colno})", path, exc.lineno) from None
+        raise BibError(
+            f"not valid JSON: {exc.msg} (column {exc.colno})", path, exc.lineno
+        ) from None
     items = [loaded] if isinstance(loaded, dict) else loaded
     if not isinstance(items, list):
         raise BibError("CSL-JSON must be an array of items or one item", path)
@@ -165,11 +167,15 @@ def read(data: bytes, path: str | Path) -> Iterator[Record]:
     lines = _id_lines(text)
     for index, item in enumerate(items):
         line = lines.get(str(item.get("id"))) if isinstance(item, dict) else None
-        error = next(iter(_validator().iter_errors([item])), None) if isinstance(item, dict) else None
+        error = (
+            next(iter(_validator().iter_errors([item])), None) if isinstance(item, dict) else None
+        )
         if not isinstance(item, dict) or error is not None:
             where = "/".join(str(p) for p in list(error.absolute_path)[1:]) if error else ""
             reason = error.message if error else "not a JSON object"
-            label = f"item {index}" + (f" ({item.get('id')})" if isinstance(item, dict) and "id" in item else "")
+            label = f"item {index}" + (
+                f" ({item.get('id')})" if isinstance(item, dict) and "id" in item else ""
+            )
             raise BibError(
                 f"invalid CSL-JSON {label}: {where + ': ' if where else ''}{reason}",
                 path,

@@ -24,7 +24,7 @@ from bib.record import EntryType, Link, LinkRole, Record, Source
 
 _YEAR = re.compile(r"(?<!\d)(19[5-9]\d|20\d\d)(?!\d)")
 _HEADING = re.compile(r"^#{2,6}\s+(.*)$")
-_FIELD = re.compile(r"^(title|authors?|url|link)\s*[:：]\s*(.*)$", re.IGNORECASE)
+_FIELD = re.compile(r"^(title|authors?|url|link)\s*[:\uff1a]\s*(.*)$", re.IGNORECASE)
 _NUMBER = re.compile(r"^(?:\[\d{1,5}\]|\d{1,5}[.)])\s+")
 _HEADER_MAX = 100
 _DOI_URL = re.compile(r"^https?://(?:dx\.)?doi\.org/(10\.\S+)$", re.IGNORECASE)
@@ -83,14 +83,14 @@ def parse_header(line: str) -> tuple[str | None, int | None]:
     year_match = _YEAR.search(line)
     venue = venues.find(line)
     if venue is None and year_match:
-        before = line[: year_match.start()].strip(" -–—:,'")
+        before = line[: year_match.start()].strip(" -\u2013\u2014:,'")
         venue = before.split()[-1] if before.split() else None
     return venue, int(year_match.group(1)) if year_match else None
 
 
 def _is_marker(line: str) -> bool:
     line = _NUMBER.sub("", line)
-    return bool(_HEADING.match(line) or re.match(r"^title\s*[:：]", line, re.IGNORECASE))
+    return bool(_HEADING.match(line) or re.match(r"^title\s*[:\uff1a]", line, re.IGNORECASE))
 
 
 def _entries(blocks: list[tuple[int, list[str]]]) -> Iterator[_Entry]:
@@ -123,9 +123,7 @@ def _entries(blocks: list[tuple[int, list[str]]]) -> Iterator[_Entry]:
         yield current
 
 
-def _venue_fields(
-    path: str, venue: str | None, year: int | None
-) -> dict[str, str | int | None]:
+def _venue_fields(path: str, venue: str | None, year: int | None) -> dict[str, str | int | None]:
     if not venue and not year:
         raise BibError(
             "no venue and year: start the list with a line such as 'ICML 2026 Papers' "

@@ -1,0 +1,49 @@
+"""Writers: Records -> BibTeX, BibLaTeX or CSL-JSON text, validated before anything is written.
+
+Callers write the returned text with `bib.atomic.write_atomic`, so a failure leaves no file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from bib.errors import BibError
+from bib.record import Record, TagKind
+from bib.writers import bibtex, csljson
+from bib.writers.common import DEFAULT_TAG_KINDS, DERIVED_TITLE_NOTE
+
+FORMATS = ("bibtex", "biblatex", "csl-json")
+
+__all__ = ["DEFAULT_TAG_KINDS", "DERIVED_TITLE_NOTE", "FORMATS", "format_for_path", "render"]
+
+
+def render(
+    records: Iterable[Record],
+    fmt: str,
+    *,
+    ascii: bool = False,
+    tag_kinds: Iterable[TagKind] = DEFAULT_TAG_KINDS,
+) -> str:
+    """The whole output text for `fmt`; `ascii` applies to BibTeX and BibLaTeX only
+    (JSON is always UTF-8)."""
+    if fmt == "csl-json":
+        return csljson.render(records, tag_kinds=tag_kinds)
+    if fmt in ("bibtex", "biblatex"):
+        return bibtex.render(records, dialect=fmt, ascii=ascii, tag_kinds=tag_kinds)
+    raise BibError(f"unknown output format {fmt!r} (choose from {', '.join(FORMATS)})")
+
+
+def format_for_path(path: str | Path) -> str:
+    """The output format a file name asks for: `.biblatex.bib`, `.bib` or `.json`."""
+    name = Path(path).name.lower()
+    if name.endswith(".biblatex.bib"):
+        return "biblatex"
+    if name.endswith(".bib"):
+        return "bibtex"
+    if name.endswith(".json"):
+        return "csl-json"
+    raise BibError(
+        f"cannot tell the output format from {Path(path).name!r}: use .bib, .biblatex.bib "
+        "or .json, or give -f"
+    )

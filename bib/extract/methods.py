@@ -1,0 +1,288 @@
+"""The name an abstract gives its own contribution, with its long form and evidence.
+
+Only a name introduced by the authors counts: `we propose FairJudge, an adaptive ...`,
+`we introduce Unified Sparse Mixture of Experts (USMoE)`, `a ... framework, BEACON, that`.
+Names the paper merely uses (GRPO, LoRA) are never introduced that way, and an abstract
+that names nothing gets no method: no name is invented from ordinary words. When a
+paper introduces several names (a benchmark and an agent), the one the abstract keeps
+talking about wins, then the first.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
+
+from bib.extract.markup import Plain, plain
+from bib.record import Record, Span, Tag, TagKind
+
+_ADVERB = r"(?:\s+(?:\w+ly|also|further|thus|then|therefore|hence|now|here|first|finally|next))*"
+_TRIGGER = re.compile(
+    r"\b(?:we" + _ADVERB + r"\s+(?:propose|introduce|present|derive|develop|design|formalize|"
+    r"contribute)"
+    r"|(?:by|via)\s+(?:introducing|proposing)"
+    r"|to\s+derive"
+    r"|this\s+(?:paper|work)\s+(?:proposes|introduces|presents)"
+    r"|we\s+(?:explore|address|tackle)\s+(?:this|these|it)\s+(?:with|via|through|using))\b\s+",
+    re.IGNORECASE,
+)
+_TOKEN = r"[A-Z0-9][\w.]*?(?:[-\u2010][\w]+)*"
+_WORD = re.compile(r"[A-Za-z0-9][\w]*(?:[-\u2010\u2013][\w]+)*")
+_CAP_TOKEN = re.compile(r"(?:[A-Z][\w]*|\d+[A-Za-z][\w]*)(?:[-\u2010][\w]+)*")
+_ARTICLE = re.compile(r"(?:the|a|an)\s+", re.IGNORECASE)
+_FUNCTION = frozenset(
+    [
+        "of",
+        "for",
+        "and",
+        "via",
+        "with",
+        "from",
+        "in",
+        "on",
+        "to",
+        "the",
+        "a",
+        "an",
+        "through",
+        "by",
+        "under",
+        "at",
+        "as",
+        "or",
+    ]
+)
+_CONNECTOR = re.compile(
+    r"\s*(?:[,:;.(]|$)|\s+(?:series|to|which|that|as|for|with|in|on|by|is|was|achieves)\b"
+)
+_SENTENCE_END = re.compile(r"[.!?](?:\s+(?=[A-Z*\\\[(])|\s*$)|[.!?](?=[A-Z][a-z])")
+_CLAUSE_END = re.compile(
+    r",?\s+(?:that|which|where|whose|who|to)\s|,\s*(?:which|that|where|whose)\b|;|:\s|\.(?:\s|$)"
+)
+_RESULT = re.compile(
+    r"\b([A-Z][a-z0-9]+[A-Z][\w]*|[A-Z]{2,}[a-z][\w]*)\s+"
+    r"(?:reduces|improves|achieves|outperforms|yields|delivers|attains|surpasses|enables)\b"
+)
+_MAX_HEAD_WORDS = 12
+
+
+@dataclass(frozen=True, slots=True)
+class Method:
+    """A contribution name, its long form or description, and where the abstract gives it."""
+
+    name: str
+    long_form: str = ""
+    description: str = ""
+    evidence: Span = (0, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    name: str
+    long_form: str
+    description: str
+    start: int
+    end: int
+
+
+def _is_name_like(token: str) -> bool:
+    """Coined names: USMoE, FairJudge, S2L-PO, EAGer; not ordinary capitalised words."""
+    letters = [c for c in token if c.isalpha()]
+    if not letters:
+        return False
+    upper = sum(c.isupper() for c in letters)
+    return (
+        upper >= 2
+        or any(c.isupper() for c in token[1:])
+        or (any(c.isdigit() for c in token) and upper >= 1)
+    )
+
+
+def _is_title_word(word: str) -> bool:
+    return bool(word) and (word[0].isupper() or word[0].isdigit())
+
+
+def _clause(text: str) -> str:
+    """Text up to the end of its clause (a relative pronoun, `;`, `: ` or a full stop)."""
+    end = _CLAUSE_END.search(text)
+    clause = text[: end.start()] if end else text
+    return clause.strip(" ,.;:")
+
+
+def _description(after: str) -> str:
+    """A description following a name: `, an adaptive ... LLM-as-a-Judge` or `: A ...`."""
+    after = after.lstrip()
+    if not after or after[0] not in ",:":
+        return ""
+    rest = after[1:].lstrip()
+    rest = re.sub(r"^(?:named|called|dubbed)\s+", "", rest)
+    if not rest or not (_ARTICLE.match(rest) or rest[0].isupper()):
+        return ""
+    clause = _clause(rest)
+    if len(clause.split()) <= 2:  # `a framework that ...`: the clause carries the meaning
+        extended = re.match(r"[^;.]*?(?=[;:]|\.(?:\s|$)|$|,\s)", rest)
+        if extended:
+            clause = extended.group(0).strip(" ,")
+    return clause
+
+
+def long_form(head: str, acronym: str) -> str:
+    """The words an acronym abbreviates, from the words before its parenthesis.
+
+    Title-case runs first (`Convex Optimization for ... Algorithm`), else the
+    Schwartz-Hearst match of the acronym's letters (`hybrid episodic-procedural ...`).
+    """
+    words = head.split()
+    run: list[str] = []
+    for word in reversed(words):
+        if _is_title_word(word) or word.lower() in _FUNCTION:
+            run.insert(0, word)
+        else:
+            break
+    while run and run[0].lower() in _FUNCTION:
+        run.pop(0)
+    letters = [c.lower() for c in acronym if c.isalnum()]
+    if run and letters and run[0][0].lower() == letters[0]:
+        return " ".join(run)
+    return _schwartz_hearst(words[-_MAX_HEAD_WORDS:], letters)
+
+
+def _schwartz_hearst(words: list[str], letters: list[str]) -> str:
+    text = " ".join(words)
+    pos = len(text) - 1
+    for index in range(len(letters) - 1, -1, -1):
+        char = letters[index]
+        while pos >= 0 and (
+            text[pos].lower() != char or (index == 0 and pos > 0 and text[pos - 1].isalnum())
+        ):
+            pos -= 1
+        if pos < 0:
+            return ""
+        pos -= 1
+    start = text.rfind(" ", 0, pos + 2) + 1
+    return text[start:].strip()
+
+
+def _from_object(obj: str, base: int) -> _Candidate | None:
+    """A name introduced at the start of `obj` (the words after a trigger verb)."""
+    article = _ARTICLE.match(obj)
+    body = obj[article.end() :] if article else obj
+    offset = base + (article.end() if article else 0)
+    comma = re.search(r"[,:;]", body)
+    paren = body.find("(")
+    if paren > 0 and (comma is None or paren < comma.start()):
+        head = body[:paren].strip()
+        close = body.find(")", paren)
+        inner = body[paren + 1 : close].strip() if close > 0 else ""
+        found = _from_paren(head, inner)
+        if found is not None and len(head.split()) <= _MAX_HEAD_WORDS:
+            name, long = found
+            position = body.find(name)
+            return _Candidate(name, long, "", offset + position, offset + position + len(name))
+    if article is None:
+        run = []
+        pos = 0
+        while len(run) < 4:
+            token = _CAP_TOKEN.match(body, pos)
+            if token is None:
+                break
+            run.append(token.group(0))
+            pos = token.end()
+            if not body.startswith(" ", pos) or not _CAP_TOKEN.match(body, pos + 1):
+                break
+            pos += 1
+        name = " ".join(run)
+        fits = (len(run) == 1 and len(name) > 1) or all(w[0].isupper() for w in run[1:])
+        if run and fits and _CONNECTOR.match(body, len(name)):
+            after = re.sub(r"^\s+series\b", "", body[len(name) :])
+            return _Candidate(name, "", _description(after), offset, offset + len(name))
+        return None
+    named = re.match(
+        r"([^,()]{3,160}?),\s+(?:(?:named|called|dubbed)\s+)?("
+        + _TOKEN
+        + r"(?:\s+[A-Z][\w-]*){0,2})\s*[,.]",
+        body,
+    )
+    if named and named.group(2)[0].isupper():
+        name = named.group(2)
+        return _Candidate(
+            name,
+            "",
+            (article.group(0) if article else "") + named.group(1).strip(),
+            offset + named.start(2),
+            offset + named.end(2),
+        )
+    return None
+
+
+def _from_paren(head: str, inner: str) -> tuple[str, str] | None:
+    """`Long Form (ACR)` -> (ACR, Long Form); `Name (Long Form)` -> (Name, Long Form)."""
+    head_words, inner_words = head.split(), inner.split()
+    if not head_words or not inner_words:
+        return None
+    if len(inner_words) == 1 and _is_name_like(inner) and inner[0].isupper():
+        if len(head_words) == 1 and _is_name_like(head) and len(head) <= len(inner):
+            return head, inner
+        long = long_form(head, inner)
+        return (inner, long) if long else (inner, head if len(head_words) <= 8 else "")
+    named_head = len(head_words) == 1 and (_is_name_like(head) or head[0].isupper())
+    if named_head and len(inner_words) > 1 and not inner.lower().startswith(("e.g", "i.e")):
+        return head, inner
+    return None
+
+
+def _count(text: str, name: str) -> int:
+    return len(re.findall(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", text))
+
+
+def find_method(abstract: str) -> Method | None:
+    """The contribution named by the abstract, or None when it names none."""
+    return _best(plain(abstract))
+
+
+def _candidates(doc: Plain) -> Iterator[_Candidate]:
+    text = doc.text
+    for trigger in _TRIGGER.finditer(text):
+        end = _SENTENCE_END.search(text, trigger.end())
+        obj = text[trigger.end() : end.start() if end else len(text)]
+        found = _from_object(obj, trigger.end())
+        if found is not None:
+            yield found
+
+
+def _best(doc: Plain) -> Method | None:
+    candidates = list(_candidates(doc))
+    if not candidates and _TRIGGER.search(doc.text):
+        result = _RESULT.search(doc.text)
+        if result and _count(doc.text[: result.start()], result.group(1)) == 0:
+            name = result.group(1)
+            candidates = [_Candidate(name, "", "", result.start(1), result.end(1))]
+    if not candidates:
+        return None
+    best = max(candidates, key=lambda c: (_count(doc.text, c.name), -c.start))
+    return Method(
+        name=best.name,
+        long_form=best.long_form,
+        description=best.description,
+        evidence=doc.source_span(best.start, best.end),
+    )
+
+
+def tag_methods(records: Iterable[Record]) -> Iterator[Record]:
+    """Pipeline stage: set `method` and add a METHOD tag whose evidence is the naming span."""
+    for record in records:
+        if record.method or not record.abstract:
+            yield record
+            continue
+        method = find_method(record.abstract)
+        if method is None:
+            yield record
+            continue
+        tag = Tag(
+            TagKind.METHOD,
+            method.name,
+            method.long_form or method.description,
+            (method.evidence,),
+        )
+        yield replace(record, method=method.name, tags=(*record.tags, tag))

@@ -1,0 +1,95 @@
+"""Code, project and paper URLs in abstracts, cleaned of the markup around them.
+
+Abstracts write links as bare URLs, markdown links `[text](url)`, `\\url{...}` or
+`\\href{url}{text}`, usually followed by sentence punctuation. The URL itself is what a
+reader needs: the markup and the trailing `.` or `)` are not part of it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
+from urllib.parse import urlsplit
+
+from bib.record import Link, LinkRole, Record, Span, Tag, TagKind
+
+_URL = re.compile(
+    r"\\(?:url|href)\s*\{(?P<tex>[^{}\s]+)\}"
+    r"|\]\((?P<md>[^()\s]+(?:\([^()\s]*\)[^()\s]*)*)\)"
+    r"|(?P<bare>(?:https?://|www\.|(?:github|gitlab)\.com/|huggingface\.co/)[^\s<>{}\[\]\"'`\\]+)",
+    re.IGNORECASE,
+)
+_TRAILING = ".,;:!?'\"*_"
+_CODE_HOSTS = ("github.com", "gitlab.com", "bitbucket.org", "huggingface.co", "hf.co",
+               "codeberg.org", "sourceforge.net", "anonymous.4open.science")  # fmt: skip
+_PAPER_HOSTS = ("arxiv.org", "doi.org", "dx.doi.org", "openreview.net", "aclanthology.org",
+                "proceedings.mlr.press", "papers.nips.cc", "proceedings.neurips.cc",
+                "openaccess.thecvf.com", "dl.acm.org", "ieeexplore.ieee.org")  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class FoundURL:
+    url: str
+    role: LinkRole
+    evidence: Span
+
+
+def clean(url: str) -> str:
+    """A URL without trailing punctuation or unbalanced closing brackets; scheme added."""
+    while url:
+        if (
+            url[-1] in _TRAILING
+            or (url[-1] == ")" and url.count("(") < url.count(")"))
+            or (url[-1] == "]" and url.count("[") < url.count("]"))
+        ):
+            url = url[:-1]
+        else:
+            break
+    if not re.match(r"https?://", url, re.IGNORECASE):
+        url = "https://" + url
+    return url
+
+
+def role(url: str) -> LinkRole:
+    host = (urlsplit(url).hostname or "").lower().removeprefix("www.")
+    if any(host == h or host.endswith("." + h) for h in _CODE_HOSTS):
+        return LinkRole.CODE
+    if any(host == h or host.endswith("." + h) for h in _PAPER_HOSTS) or url.lower().endswith(
+        ".pdf"
+    ):
+        return LinkRole.PAPER
+    return LinkRole.PROJECT
+
+
+def find_urls(abstract: str) -> list[FoundURL]:
+    """Every URL in the abstract once, in order of appearance."""
+    if "://" not in abstract and "www." not in abstract and ".com/" not in abstract:
+        return []
+    found: dict[str, FoundURL] = {}
+    for match in _URL.finditer(abstract):
+        group = "tex" if match.group("tex") else "md" if match.group("md") else "bare"
+        url = clean(match.group(group))
+        if url not in found:
+            start = match.start(group)
+            found[url] = FoundURL(
+                url, role(url), (start, start + len(match.group(group).rstrip(_TRAILING)))
+            )
+    return list(found.values())
+
+
+def tag_urls(records: Iterable[Record]) -> Iterator[Record]:
+    """Pipeline stage: add links (with roles) and CODE tags pointing at the URL's words."""
+    for record in records:
+        found = find_urls(record.abstract) if record.abstract else []
+        if not found:
+            yield record
+            continue
+        known = {link.url for link in record.links}
+        links = tuple(Link(f.url, f.role) for f in found if f.url not in known)
+        tags = tuple(
+            Tag(TagKind.CODE, f.url, f.role.value, (f.evidence,))
+            for f in found
+            if f.role is LinkRole.CODE
+        )
+        yield replace(record, links=(*record.links, *links), tags=(*record.tags, *tags))

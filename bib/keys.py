@@ -1,0 +1,144 @@
+"""Citation keys: ASCII, lower case, deterministic, unique, and pinned once stored.
+
+A key is the method name, else the first significant title word, folded to `[a-z0-9]`,
+plus the year (`usmoe2026`). A BibTeX or CSL-JSON entry keeps its own key when that key
+is safe everywhere (see docs/decisions/keys.md). Records that would share a key get the
+suffixes a, b, ... in order of their record id, so the keys never depend on input order.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import replace
+from itertools import count, product
+from string import ascii_lowercase
+
+from bib.record import Record
+
+SAFE_SOURCE_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_:-]*[A-Za-z0-9]|[A-Za-z]")
+"""Keys that BibTeX, biber and pandoc all read without quoting: kept as given."""
+
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "on",
+        "of",
+        "for",
+        "to",
+        "in",
+        "with",
+        "via",
+        "and",
+        "or",
+        "is",
+        "are",
+        "do",
+        "does",
+        "can",
+        "how",
+        "why",
+        "what",
+        "when",
+        "where",
+        "which",
+        "toward",
+        "towards",
+        "from",
+        "by",
+        "at",
+        "as",
+        "into",
+        "beyond",
+        "under",
+        "over",
+        "rethinking",
+        "revisiting",
+        "learning",
+        "only",
+        "this",
+        "these",
+        "our",
+        "their",
+        "its",
+        "new",
+        "novel",
+    ]
+)
+_FOLD = str.maketrans(
+    {"ß": "ss", "æ": "ae", "Æ": "ae", "ø": "o", "Ø": "o", "ł": "l", "Ł": "l", "đ": "d",
+     "Đ": "d", "þ": "th", "Þ": "th", "œ": "oe", "Œ": "oe", "\u0131": "i", "ð": "d"}
+)  # fmt: skip
+_NON_KEY = re.compile(r"[^a-z0-9]+")
+MAX_BASE = 24
+
+
+def fold(text: str) -> str:
+    """Lower-case ASCII letters and digits only: `Müller` -> `muller`, `S2L-PO` -> `s2lpo`."""
+    text = unicodedata.normalize("NFKD", text.translate(_FOLD))
+    text = "".join(c for c in text if not unicodedata.combining(c))
+    return _NON_KEY.sub("", text.lower())
+
+
+def _first_word(title: str) -> str:
+    for word in re.split(r"[\s:,;.!?()\[\]/]+", title):
+        folded = fold(word)
+        if folded and word.lower() not in STOPWORDS and folded not in STOPWORDS:
+            return folded
+    return ""
+
+
+def base_key(record: Record) -> str:
+    """The key a record would get alone, before making keys unique."""
+    if record.key and SAFE_SOURCE_KEY.fullmatch(record.key):
+        return record.key
+    stem = fold(record.method) or _first_word(record.title)
+    if not stem and record.authors:
+        stem = fold(record.authors[0].family or record.authors[0].display)
+    stem = (stem or "ref")[:MAX_BASE]
+    return f"{stem}{record.year or ''}"
+
+
+def _suffixes() -> Iterator[str]:
+    """a, b, ..., z, aa, ab, ...: as many as a crowded key needs."""
+    for length in count(1):
+        for letters in product(ascii_lowercase, repeat=length):
+            yield "".join(letters)
+
+
+def assign(records: Iterable[Record], pinned: Mapping[str, str] | None = None) -> list[Record]:
+    """Give every record a unique key; `pinned` (record id -> key) keys are kept as they are.
+
+    Keys compare case-insensitively (BibTeX does), so `Smith2020` and `smith2020` clash.
+    A key pinned to one record is never given to another.
+    """
+    pinned = pinned or {}
+    records = list(records)
+    taken = {key.casefold() for key in pinned.values()}
+    groups: dict[str, list[int]] = defaultdict(list)
+    for index, record in enumerate(records):
+        if record.id not in pinned:
+            groups[base_key(record).casefold()].append(index)
+    keys: dict[int, str] = {}
+    for folded in sorted(groups):
+        members = sorted(groups[folded], key=lambda i: records[i].id)
+        base = base_key(records[members[0]])
+        if len(members) == 1 and folded not in taken:
+            keys[members[0]] = base
+            taken.add(folded)
+            continue
+        suffixes = iter(_suffixes())
+        for index in members:
+            candidate = base + next(suffixes)
+            while candidate.casefold() in taken or candidate.casefold() in groups:
+                candidate = base + next(suffixes)
+            keys[index] = candidate
+            taken.add(candidate.casefold())
+    return [
+        replace(r, key=pinned[r.id]) if r.id in pinned else replace(r, key=keys[i])
+        for i, r in enumerate(records)
+    ]

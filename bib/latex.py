@@ -1,0 +1,768 @@
+"""Record text to LaTeX-safe BibTeX values, and the same text to plain Unicode.
+
+Record text is Unicode that may carry markdown emphasis and links, inline math and a few
+LaTeX formatting commands (paper lists copy them from abstracts). One parser reads it into
+a small tree; `to_latex` and `to_text` render that tree, so the `.bib` and the CSL-JSON say
+the same thing. Whatever the parser does not understand is a literal character: a LaTeX
+command outside the whitelist prints its own name (`\\input` never runs), and a brace outside
+math or a whitelisted command's argument prints as a brace (`\\textbraceleft{}`, never `\\{`,
+which BibTeX, biber and pybtex count as a real brace).
+
+Speed: the parser stops only at the few characters that can start a structure (one C-level
+regex scan); plain runs are escaped with `str.translate`; pylatexenc sees only math spans
+(for plain text) and single non-ASCII characters (for `--ascii`), and both are cached.
+The rules are written down in docs/formats.md.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import string
+import unicodedata
+from functools import cache, lru_cache
+
+from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
+from pylatexenc.latexencode import UnicodeToLatexEncoder
+
+ASCII_FALLBACK = "?"
+"""What `--ascii` writes for a character with no LaTeX macro that pdflatex can typeset."""
+
+MAX_SPAN = 2000
+"""Longest math span, command argument or link that is still read as structure.
+
+Longer candidates are taken literally, which bounds the work per character on hostile input.
+"""
+
+MAX_DEPTH = 16
+"""Deepest nesting of commands and emphasis read as structure; deeper text stays literal."""
+
+
+# --- the tree ------------------------------------------------------------------------------
+
+
+class Math(tuple):
+    """Inline math kept as LaTeX: `Math((source,))`."""
+
+    __slots__ = ()
+
+
+class Styled(tuple):
+    """Formatted text: `Styled((style, children))`; style is a key of `_STYLE_LATEX`."""
+
+    __slots__ = ()
+
+
+class Link(tuple):
+    """A hyperlink: `Link((url, children))`; no children means the URL is its own text."""
+
+    __slots__ = ()
+
+
+class Logo(tuple):
+    """`\\LaTeX` or `\\TeX`: `Logo((name,))`."""
+
+    __slots__ = ()
+
+
+Node = str | Math | Styled | Link | Logo
+
+
+# --- characters ----------------------------------------------------------------------------
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
+_SPACE = re.compile(r"\s+")
+# One character class (a C-speed scan): control characters and whitespace other than " ".
+_DIRTY = re.compile(
+    r"[\x00-\x1f\x7f-\x9f\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+    r"\ud800-\udfff\ufffe\uffff]"
+)
+_STOP = re.compile(r"[\\$*_`\[<]")
+_ESCAPABLE = frozenset("%&$#_{}*[]`~^<>|\\!().-+")
+_LATEX_ESCAPES = {
+    "\\": r"\textbackslash{}",
+    "{": r"\textbraceleft{}",
+    "}": r"\textbraceright{}",
+    "$": r"\$",
+    "%": r"\%",
+    "&": r"\&",
+    "#": r"\#",
+    "_": r"\_",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+}
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_LATEX_SPECIAL = re.compile(r"[\\{}$%&#_~^<>|]")
+
+
+def _escape(text: str) -> str:
+    """Escape LaTeX specials; a C-level scan finds the few there are (faster than translate)."""
+    return _LATEX_SPECIAL.sub(_escape_one, text)
+
+
+def _escape_one(m: re.Match[str]) -> str:
+    return _LATEX_ESCAPES[m.group()]
+
+
+_ACCENTS = {
+    "'": "\u0301",
+    "`": "\u0300",
+    "^": "\u0302",
+    '"': "\u0308",
+    "~": "\u0303",
+    "=": "\u0304",
+    ".": "\u0307",
+    "u": "\u0306",
+    "v": "\u030c",
+    "H": "\u030b",
+    "c": "\u0327",
+    "k": "\u0328",
+    "r": "\u030a",
+}
+_TEXT_SYMBOLS = {
+    "ldots": "…",
+    "dots": "…",
+    "textellipsis": "…",
+    "textendash": "–",  # noqa: RUF001
+    "textemdash": "—",
+    "textbackslash": "\\",
+    "textbraceleft": "{",
+    "textbraceright": "}",
+    "textasciitilde": "~",
+    "textasciicircum": "^",
+    "textless": "<",
+    "textgreater": ">",
+    "textbar": "|",
+    "textunderscore": "_",
+    "textquoteleft": "‘",  # noqa: RUF001
+    "textquoteright": "’",  # noqa: RUF001
+    "textquotedblleft": "“",
+    "textquotedblright": "”",
+    "textdegree": "°",
+    "copyright": "©",
+    "textregistered": "®",
+    "texttrademark": "™",
+    "ss": "ß",
+    "o": "ø",
+    "O": "Ø",
+    "ae": "æ",
+    "AE": "Æ",
+    "oe": "œ",
+    "OE": "Œ",
+    "aa": "å",
+    "AA": "Å",
+    "l": "ł",
+    "L": "Ł",
+    "i": "ı",  # noqa: RUF001
+    "S": "§",
+    "P": "¶",
+    "dag": "†",
+    # math symbols met outside math in abstracts ("6\times faster")
+    "times": "×",  # noqa: RUF001
+    "pm": "±",
+    "approx": "≈",
+    "leq": "≤",
+    "le": "≤",
+    "geq": "≥",
+    "ge": "≥",
+    "neq": "≠",
+    "rightarrow": "→",
+    "leftarrow": "←",
+    "cdot": "·",
+    "infty": "∞",
+}
+_STYLE_COMMANDS = {
+    "textbf": "bold",
+    "textit": "italic",
+    "emph": "emph",
+    "textsl": "italic",
+    "texttt": "code",
+    "textsc": "sc",
+    "textsf": "sf",
+    "textrm": "rm",
+    "textup": "rm",
+    "textnormal": "rm",
+    "mbox": "rm",
+    "underline": "underline",
+    "textsuperscript": "sup",
+    "textsubscript": "sub",
+}
+_STYLE_LATEX = {
+    "bold": "\\textbf{",
+    "italic": "\\textit{",
+    "emph": "\\emph{",
+    "code": "\\texttt{",
+    "sc": "\\textsc{",
+    "sf": "\\textsf{",
+    "rm": "\\textrm{",
+    "underline": "\\underline{",
+    "sup": "\\textsuperscript{",
+    "sub": "\\textsubscript{",
+}
+_LOGOS = frozenset({"LaTeX", "TeX"})
+
+# Math: commands defined by the LaTeX kernel alone (no amsmath, amssymb, ...), so that the
+# math compiles in any document; anything else makes the span literal text.
+_MATH_COMMANDS = frozenset(
+    """alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda
+    mu nu xi pi varpi rho varrho sigma varsigma tau upsilon phi varphi chi psi omega
+    Gamma Delta Theta Lambda Xi Pi Sigma Upsilon Phi Psi Omega times cdot div pm mp ast
+    star circ bullet oplus otimes cap cup wedge vee setminus le leq ge geq neq ne approx
+    sim simeq equiv propto ll gg subset subseteq supset supseteq in notin ni mid
+    parallel perp to rightarrow leftarrow Rightarrow Leftarrow leftrightarrow
+    Leftrightarrow mapsto uparrow downarrow longrightarrow longleftarrow infty partial
+    nabla forall exists emptyset ell hbar prime ldots cdots vdots dots langle rangle
+    lfloor rfloor lceil rceil vert Vert sum prod int min max log ln exp sin cos tan lim
+    sup inf arg det dim ker Pr mathbf mathrm mathit mathsf mathtt mathcal frac sqrt hat
+    tilde bar vec dot ddot overline underline widehat widetilde mbox textrm textbf
+    textit quad qquad top bot""".split()  # noqa: SIM905
+)
+_MATH_HARMFUL = re.compile(
+    r"(?<!\\)[#&%$\n]|\\\\|[\^_](?:$|[}\^_])|\\(?![A-Za-z]|[{}%,;:! _#&|$])"
+    r"|\\(?:frac|sqrt|math[a-z]+|hat|tilde|bar|vec|dot|ddot|overline|underline|widehat"
+    r"|widetilde|mbox|textrm|textbf|textit)(?![A-Za-z])\s*(?:$|[}^_])"
+)
+_MATH_COMMAND = re.compile(r"\\([A-Za-z]+)")
+_LINK = re.compile(rf"\[([^\[\]\n]{{0,{MAX_SPAN}}})\]\(\s*<?([^\s()<>]{{1,{MAX_SPAN}}})>?\s*\)")
+_AUTOLINK = re.compile(rf"<(https?://[^\s<>]{{1,{MAX_SPAN}}})>")
+_NAME = re.compile(r"[A-Za-z]+")
+_BRACE_TOKEN = re.compile(r"\\.|[{}]", re.S)
+# URLs inside text become \url{} only when url.sty copes with them inside a macro argument
+# (biblatex stores every field as one): no %, #, ^, backslash, braces or spaces.
+_URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:[A-Za-z0-9\-._~:/?\[\]@!$&'()*+,;=]+")
+_WORD = re.compile(r"[^\W_]+")
+
+
+# --- parsing -------------------------------------------------------------------------------
+
+
+class _Source:
+    """The text being parsed, with lazily built lookup tables shared by nested parses."""
+
+    __slots__ = ("_braces", "_dollars", "text")
+
+    def __init__(self, text: str):
+        self.text = text
+        self._braces: dict[int, int] | None = None
+        self._dollars: list[int] | None = None
+
+    def group_end(self, start: int) -> int | None:
+        """Index of the `}` closing the `{` at `start`, escaped braces skipped."""
+        if self._braces is None:
+            self._braces = {}
+            stack: list[int] = []
+            for m in _BRACE_TOKEN.finditer(self.text):
+                token = m.group()
+                if token == "{":
+                    stack.append(m.start())
+                elif token == "}" and stack:
+                    self._braces[stack.pop()] = m.start()
+        end = self._braces.get(start)
+        return end if end is not None and end - start <= MAX_SPAN else None
+
+    def next_dollar(self, after: int) -> int | None:
+        if self._dollars is None:
+            self._dollars = _unescaped(self.text, "$")
+        i = bisect.bisect_right(self._dollars, after)
+        return self._dollars[i] if i < len(self._dollars) else None
+
+
+def _unescaped(text: str, char: str) -> list[int]:
+    """Positions of `char` not preceded by a backslash (str.find: faster than a lookbehind)."""
+    out: list[int] = []
+    i = text.find(char)
+    while i >= 0:
+        if i == 0 or text[i - 1] != "\\":
+            out.append(i)
+        i = text.find(char, i + 1)
+    return out
+
+
+class _Delim:
+    """A run of `*` or `_` that may open or close emphasis."""
+
+    __slots__ = ("can_close", "can_open", "char", "count")
+
+    def __init__(self, char: str, count: int, can_open: bool, can_close: bool):
+        self.char = char
+        self.count = count
+        self.can_open = can_open
+        self.can_close = can_close
+
+
+def clean(text: str) -> str:
+    """Drop control characters and NULs, collapse whitespace (a field is one paragraph)."""
+    if "  " not in text and _DIRTY.search(text) is None:
+        return text.strip()
+    return _SPACE.sub(" ", _CONTROL.sub("", text)).strip()
+
+
+def parse(text: str) -> list[Node]:
+    """Read cleaned Record text into nodes; see the module docstring for what is structure."""
+    src = _Source(text)
+    return _parse(src, 0, len(text), 0)
+
+
+def _parse(src: _Source, start: int, end: int, depth: int) -> list[Node]:
+    s = src.text
+    items: list[Node | _Delim] = []
+    pos = i = start
+    while True:
+        m = _STOP.search(s, i, end)
+        if m is None:
+            break
+        j = m.start()
+        c = s[j]
+        if c in "*_":
+            k = j + 1
+            while k < end and s[k] == c:
+                k += 1
+            if pos < j:
+                items.append(s[pos:j])
+            items.append(_delim(s, j, k, start, end))
+            pos = i = k
+            continue
+        node, k = None, j + 1
+        if depth < MAX_DEPTH:
+            if c == "\\":
+                node, k = _command(src, j, end, depth)
+            elif c == "$":
+                node, k = _dollar_math(src, j, end)
+            elif c == "`":
+                node, k = _code(s, j, end)
+            elif c == "[":
+                node, k = _link(src, j, end, depth)
+            elif c == "<":
+                node, k = _autolink(s, j, end)
+        if node is None:
+            i = j + 1
+            continue
+        if pos < j:
+            items.append(s[pos:j])
+        items.append(node)
+        pos = i = k
+    if pos < end:
+        items.append(s[pos:end])
+    return _emphasis(items)
+
+
+def _is_space(ch: str) -> bool:
+    return ch == "" or ch.isspace()
+
+
+_ASCII_PUNCT = frozenset(string.punctuation)
+
+
+def _is_punct(ch: str) -> bool:
+    if ch.isascii():
+        return ch in _ASCII_PUNCT
+    return unicodedata.category(ch)[0] in "PS"
+
+
+def _delim(s: str, j: int, k: int, start: int, end: int) -> _Delim:
+    """CommonMark's flanking rules, with the edges of the parsed span counting as spaces."""
+    before = s[j - 1] if j > start else ""
+    after = s[k] if k < end else ""
+    left = not _is_space(after) and (not _is_punct(after) or _is_space(before) or _is_punct(before))
+    right = not _is_space(before) and (
+        not _is_punct(before) or _is_space(after) or _is_punct(after)
+    )
+    if s[j] == "_":
+        return _Delim(
+            "_",
+            k - j,
+            left and (not right or _is_punct(before)),
+            right and (not left or _is_punct(after)),
+        )
+    return _Delim("*", k - j, left, right)
+
+
+def _emphasis(items: list[Node | _Delim]) -> list[Node]:
+    """Pair delimiter runs into emphasis (one `*`) and strong emphasis (two), stack-wise."""
+    out: list[Node | _Delim] = []
+    openers: dict[str, list[int]] = {"*": [], "_": []}
+    for item in items:
+        if not isinstance(item, _Delim):
+            out.append(item)
+            continue
+        stack = openers[item.char]
+        while item.can_close and item.count and stack:
+            at = stack[-1]
+            opener = out[at]
+            assert isinstance(opener, _Delim)
+            use = 2 if opener.count >= 2 and item.count >= 2 else 1
+            inner = _literal(out[at + 1 :])
+            del out[at + 1 :]
+            for other in openers.values():
+                while other and other[-1] > at:
+                    other.pop()
+            opener.count -= use
+            item.count -= use
+            if opener.count == 0:
+                out.pop()
+                stack.pop()
+            out.append(Styled(("bold" if use == 2 else "emph", inner)))
+        if item.count:
+            if item.can_open:
+                stack.append(len(out))
+                out.append(item)
+            else:
+                out.append(item.char * item.count)
+    return _literal(out)
+
+
+def _literal(items: list[Node | _Delim]) -> list[Node]:
+    return [item.char * item.count if isinstance(item, _Delim) else item for item in items]
+
+
+def _command(src: _Source, j: int, end: int, depth: int) -> tuple[Node | None, int]:
+    s = src.text
+    if j + 1 >= end:
+        return None, j + 1
+    nxt = s[j + 1]
+    if nxt in _ACCENTS and not nxt.isalpha():
+        accented = _accent(s, nxt, j + 2, end, letter=False)
+        if accented is not None:
+            return accented
+    if nxt in "([":
+        return _bracket_math(src, j, end)
+    if nxt in _ESCAPABLE:
+        return nxt, j + 2
+    m = _NAME.match(s, j + 1, end)
+    if m is None:
+        return None, j + 1
+    name, k = m.group(), m.end()
+    if name in _ACCENTS:
+        accented = _accent(s, name, k, end, letter=True)
+        if accented is not None:
+            return accented
+    if name in _STYLE_COMMANDS or name in ("url", "href"):
+        close = src.group_end(k) if k < end and s[k] == "{" else None
+        if close is None or close >= end:
+            return None, j + 1
+        if name == "url":
+            return Link((clean(s[k + 1 : close]), [])), close + 1
+        if name == "href":
+            text_open = close + 1
+            text_close = (
+                src.group_end(text_open) if text_open < end and s[text_open] == "{" else None
+            )
+            if text_close is None or text_close >= end:
+                return None, j + 1
+            children = _parse(src, text_open + 1, text_close, depth + 1)
+            return Link((clean(s[k + 1 : close]), children)), text_close + 1
+        children = _parse(src, k + 1, close, depth + 1)
+        return Styled((_STYLE_COMMANDS[name], children)), close + 1
+    if name in _TEXT_SYMBOLS or name in _LOGOS:
+        if s.startswith("{}", k):
+            k += 2
+        elif k < end and s[k] == " ":
+            k += 1
+        node = Logo((name,)) if name in _LOGOS else _TEXT_SYMBOLS[name]
+        return node, k
+    return None, j + 1
+
+
+def _accent(s: str, command: str, k: int, end: int, *, letter: bool) -> tuple[str, int] | None:
+    """`\\'e`, `\\"{o}`, `\\c c` -> the precomposed letter; None when no letter follows."""
+    mark = _ACCENTS[command]
+    if k + 2 < end and s[k] == "{" and s[k + 2] == "}" and s[k + 1].isalpha():
+        return unicodedata.normalize("NFC", s[k + 1] + mark), k + 3
+    if letter:
+        if k + 1 < end and s[k] == " " and s[k + 1].isalpha():
+            return unicodedata.normalize("NFC", s[k + 1] + mark), k + 2
+        return None
+    if k < end and s[k].isalpha():
+        return unicodedata.normalize("NFC", s[k] + mark), k + 1
+    return None
+
+
+def _harmless_math(body: str) -> bool:
+    if not body or not body.isascii() or len(body) > MAX_SPAN or _MATH_HARMFUL.search(body):
+        return False
+    if body[0].isspace() or body[-1].isspace() or body.endswith("\\"):
+        return False
+    depth = 0
+    for m in _BRACE_TOKEN.finditer(body):
+        token = m.group()
+        if token == "{":
+            depth += 1
+        elif token == "}":
+            depth -= 1
+            if depth < 0:
+                return False
+        elif token in ("\\{", "\\}"):
+            return False
+    if depth:
+        return False
+    return all(name in _MATH_COMMANDS for name in _MATH_COMMAND.findall(body))
+
+
+def _dollar_math(src: _Source, j: int, end: int) -> tuple[Node | None, int]:
+    """Pandoc's rule: `$` opens before a non-space; it closes after one, not before a digit."""
+    s = src.text
+    if j > 0 and s[j - 1] == "\\":
+        return None, j + 1
+    close = src.next_dollar(j)
+    if close is None or close >= end or close - j > MAX_SPAN:
+        return None, j + 1
+    if close + 1 < end and s[close + 1].isdigit():
+        return None, j + 1
+    body = s[j + 1 : close]
+    if not _harmless_math(body):
+        return None, j + 1
+    return Math((body,)), close + 1
+
+
+def _bracket_math(src: _Source, j: int, end: int) -> tuple[Node | None, int]:
+    s = src.text
+    closer = "\\)" if s[j + 1] == "(" else "\\]"
+    close = s.find(closer, j + 2, min(end, j + 2 + MAX_SPAN))
+    if close < 0:
+        return None, j + 1
+    body = s[j + 2 : close].strip()
+    if not _harmless_math(body):
+        return None, j + 1
+    return Math((body,)), close + 2
+
+
+def _code(s: str, j: int, end: int) -> tuple[Node | None, int]:
+    if j + 1 < end and s[j + 1] == "`":
+        return None, j + 2
+    close = s.find("`", j + 1, min(end, j + 1 + MAX_SPAN))
+    if close <= j + 1:
+        return None, j + 1
+    return Styled(("code", [s[j + 1 : close]])), close + 1
+
+
+def _link(src: _Source, j: int, end: int, depth: int) -> tuple[Node | None, int]:
+    m = _LINK.match(src.text, j, end)
+    if m is None:
+        return None, j + 1
+    children = _parse(src, m.start(1), m.end(1), depth + 1)
+    return Link((m.group(2), children)), m.end()
+
+
+def _autolink(s: str, j: int, end: int) -> tuple[Node | None, int]:
+    m = _AUTOLINK.match(s, j, end)
+    if m is None:
+        return None, j + 1
+    return Link((m.group(1), [])), m.end()
+
+
+# --- rendering: LaTeX ----------------------------------------------------------------------
+
+
+def to_latex(text: str, *, ascii: bool = False, protect: bool = False) -> str:
+    """Record text (markdown, math, a few LaTeX commands) -> a LaTeX-safe BibTeX value.
+
+    `protect` (titles) braces acronyms and mixed-case words (`{USMoE}`) and math, so that
+    styles that lowercase titles keep them. `ascii` writes non-ASCII characters as LaTeX
+    macros for classic BibTeX + pdflatex.
+    """
+    text = clean(text)
+    if ascii:
+        text = unicodedata.normalize("NFC", text)
+    out: list[str] = []
+    _render_latex(parse(text), protect, out)
+    result = "".join(out)
+    return to_ascii(result) if ascii else result
+
+
+def escape(text: str, *, ascii: bool = False) -> str:
+    """Plain Unicode (a name, a keyword, a publisher) -> LaTeX-safe text; nothing is markup."""
+    text = clean(text)
+    if ascii:
+        text = unicodedata.normalize("NFC", text)
+    result = _escape(text)
+    return to_ascii(result) if ascii else result
+
+
+def _render_latex(nodes: list[Node], protect: bool, out: list[str]) -> None:
+    for node in nodes:
+        if isinstance(node, str):
+            out.append(_protect(node) if protect else _escape(node))
+        elif isinstance(node, Math):
+            out.append("{$" + node[0] + "$}" if protect else "$" + node[0] + "$")
+        elif isinstance(node, Styled):
+            out.append(_STYLE_LATEX[node[0]])
+            _render_latex(node[1], protect, out)
+            out.append("}")
+        elif isinstance(node, Link):
+            _render_link(node, protect, out)
+        else:
+            out.append("{\\" + node[0] + "}")
+
+
+def _render_link(node: Link, protect: bool, out: list[str]) -> None:
+    url, children = node
+    shown = _URL_IN_TEXT.fullmatch(url)
+    link = ("{\\url{" + url + "}}" if protect else "\\url{" + url + "}") if shown else None
+    if link is None:
+        link = _escape(url)
+    if children and _plain(children) != url:
+        _render_latex(children, protect, out)
+        out.append(" (" + link + ")")
+    else:
+        out.append(link)
+
+
+def _protect(text: str) -> str:
+    """Brace words with a capital after their first letter (USMoE, LLM, dLLMs)."""
+    out: list[str] = []
+    pos = 0
+    for m in _WORD.finditer(text):
+        word = m.group()
+        if len(word) > 1 and any(ch.isupper() for ch in word[1:]):
+            out.append(_escape(text[pos : m.start()]))
+            out.append("{" + word + "}")
+            pos = m.end()
+    out.append(_escape(text[pos:]))
+    return "".join(out)
+
+
+def to_ascii(latex: str) -> str:
+    """Replace every non-ASCII character of a LaTeX value by a braced macro, or `?`."""
+    if latex.isascii():
+        return latex
+    return _NON_ASCII.sub(lambda m: _ascii_char(m.group()), latex)
+
+
+_UNKNOWN = "\x00"
+# Macros pdflatex cannot typeset without packages a plain document does not load.
+_NEEDS_PACKAGE = re.compile(r"\\(?:CYR|cyr|mathbb|mathfrak|mathscr|textgreek)")
+
+
+@cache
+def _encoder() -> UnicodeToLatexEncoder:
+    return UnicodeToLatexEncoder(
+        non_ascii_only=True, unknown_char_policy=lambda ch: _UNKNOWN, unknown_char_warning=False
+    )
+
+
+@lru_cache(maxsize=4096)
+def _ascii_char(ch: str) -> str:
+    encoded = _encode_one(ch)
+    if encoded is not None:
+        return encoded
+    decomposed = unicodedata.normalize("NFKD", ch)
+    if decomposed != ch:
+        parts = [
+            _escape(part) if part.isascii() else _ascii_char(part)
+            for part in decomposed
+            if not unicodedata.combining(part)
+        ]
+        if parts and ASCII_FALLBACK not in parts:
+            return "".join(parts)
+    return ASCII_FALLBACK
+
+
+def _encode_one(ch: str) -> str | None:
+    if unicodedata.combining(ch):
+        return None
+    encoded = _encoder().unicode_to_latex(ch)
+    if _UNKNOWN in encoded or not encoded.isascii() or _NEEDS_PACKAGE.search(encoded):
+        return None
+    if encoded.startswith("\\") and not encoded.startswith("{"):
+        return "{" + encoded + "}"
+    return encoded
+
+
+def link(url: str) -> str:
+    """A URL inside a text field (a note): `\\url{}` when url.sty copes, else escaped text."""
+    out: list[str] = []
+    _render_link(Link((clean(url), [])), False, out)
+    return out[0]
+
+
+_URL_UNSAFE = re.compile(r"%(?![0-9A-Fa-f]{2})|[^A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]")
+
+
+def url_value(url: str) -> str:
+    """A `url` field: left unescaped (styles typeset it verbatim), but percent-encoded
+    where a character could unbalance the entry or break url.sty: spaces, braces,
+    backslashes, `^`, non-ASCII and a `%` that starts no escape.
+    """
+    return _URL_UNSAFE.sub(_percent, clean(url))
+
+
+def _percent(m: re.Match[str]) -> str:
+    return "".join(f"%{byte:02X}" for byte in m.group().encode("utf-8"))
+
+
+_VERBATIM_UNSAFE = re.compile(r"[\s{}\\%]")
+
+
+def verbatim_value(value: str) -> str:
+    """A DOI or an arXiv id: written verbatim, minus anything that could break the entry."""
+    return _VERBATIM_UNSAFE.sub(_percent, clean(value))
+
+
+# --- rendering: plain text -----------------------------------------------------------------
+
+
+def to_text(text: str) -> str:
+    """Record text -> plain Unicode: markdown stripped, commands dropped, math rendered."""
+    return clean(_plain(parse(clean(text))))
+
+
+def _plain(nodes: list[Node]) -> str:
+    out: list[str] = []
+    for node in nodes:
+        if isinstance(node, str):
+            out.append(node)
+        elif isinstance(node, Math):
+            out.append(_math_text(node[0]))
+        elif isinstance(node, Styled):
+            out.append(_plain(node[1]))
+        elif isinstance(node, Link):
+            shown = _plain(node[1]) if node[1] else ""
+            out.append(f"{shown} ({node[0]})" if shown and shown != node[0] else node[0])
+        else:
+            out.append(node[0])
+    return "".join(out)
+
+
+@lru_cache(maxsize=8192)
+def _math_text(body: str) -> str:
+    return _decoder().latex_to_text("$" + body + "$").strip()
+
+
+@cache
+def _decoder() -> LatexNodes2Text:
+    """pylatexenc's LaTeX->text, taught the macros `to_latex` writes that it does not know."""
+    db = get_default_latex_context_db()
+    db.add_context_category(
+        "bib",
+        prepend=True,
+        macros=[
+            MacroTextSpec("textbraceleft", "{"),
+            MacroTextSpec("textbraceright", "}"),
+            MacroTextSpec("textless", "<"),
+            MacroTextSpec("textgreater", ">"),
+            MacroTextSpec("textbar", "|"),
+            MacroTextSpec("textasciicircum", "^"),
+            MacroTextSpec("textasciitilde", "~"),
+            MacroTextSpec("textbackslash", "\\"),
+            MacroTextSpec("texttt", "%s"),
+            MacroTextSpec("textsc", "%s"),
+            MacroTextSpec("textsf", "%s"),
+            MacroTextSpec("textrm", "%s"),
+            MacroTextSpec("underline", "%s"),
+            MacroTextSpec("textsuperscript", "%s"),
+            MacroTextSpec("textsubscript", "%s"),
+            MacroTextSpec("url", "%s"),
+            MacroTextSpec("LaTeX", "LaTeX"),
+            MacroTextSpec("TeX", "TeX"),
+        ],
+    )
+    return LatexNodes2Text(latex_context=db, math_mode="text", strict_latex_spaces=True)
+
+
+def decode(latex: str) -> str:
+    """A LaTeX value written by `to_latex` or `escape` -> Unicode (what it prints)."""
+    return clean(_decoder().latex_to_text(latex))

@@ -1,0 +1,116 @@
+"""Duplicates: the same paper read twice (same id, DOI, arXiv id or abstract) is one record.
+
+Which record leads a merge depends only on where each came from (path, then line), never
+on the order the inputs were given, so merged output is the same for any order. The
+leading record's values win; empty ones are filled from the others; links, tags, fields
+and sources are united.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import fields, replace
+
+from bib.identity import abstract_key, record_id
+from bib.record import Record, Source
+
+Report = Callable[[str], None]
+_UNITED = ("links", "tags", "sources")
+_SCALARS = tuple(
+    f.name for f in fields(Record) if f.name not in (*_UNITED, "id", "fields", "title_derived")
+)
+
+
+def identities(record: Record) -> list[str]:
+    """Every key under which another record would be the same paper."""
+    keys = [record.id]
+    if record.doi:
+        keys.append(f"doi:{record.doi.lower()}")
+    if record.arxiv_id:
+        keys.append(f"arxiv:{record.arxiv_id.lower()}")
+    if record.abstract:
+        digest = abstract_key(record.abstract)
+        if digest:
+            keys.append(f"abs:{digest}")
+    return keys
+
+
+def _where(source: Source | None) -> str:
+    if source is None:
+        return "?"
+    return source.path if source.line is None else f"{source.path}:{source.line}"
+
+
+def _order(record: Record) -> tuple[str, int]:
+    source = record.source
+    return (source.path, source.line or 0) if source else ("", 0)
+
+
+def combine(lead: Record, other: Record) -> Record:
+    """`lead` with its gaps filled from `other`; collections united, `lead`'s first."""
+    changes: dict[str, object] = {}
+    for name in _SCALARS:
+        if not getattr(lead, name) and getattr(other, name):
+            changes[name] = getattr(other, name)
+    if "title" in changes:
+        changes["title_derived"] = other.title_derived
+    for name in _UNITED:
+        mine = getattr(lead, name)
+        changes[name] = mine + tuple(x for x in getattr(other, name) if x not in mine)
+    have = {name for name, _ in lead.fields}
+    changes["fields"] = lead.fields + tuple(f for f in other.fields if f[0] not in have)
+    merged = replace(lead, **changes)  # type: ignore[arg-type]
+    first = merged.authors[0] if merged.authors else None
+    new_id = record_id(
+        doi=merged.doi,
+        arxiv_id=merged.arxiv_id,
+        abstract=merged.abstract,
+        title=merged.title,
+        year=merged.year,
+        first_author=(first.family or first.display) if first else "",
+    )
+    return replace(merged, id=new_id)
+
+
+def merge(records: Iterable[Record], report: Report | None = None) -> tuple[list[Record], int]:
+    """Records with duplicates merged, in first-seen order, and the number of merges."""
+    groups: list[list[Record]] = []
+    index: dict[str, int] = {}
+    parent: list[int] = []
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for record in records:
+        keys = identities(record)
+        hits = sorted({find(index[k]) for k in keys if k in index})
+        if not hits:
+            slot = len(groups)
+            groups.append([record])
+            parent.append(slot)
+        else:
+            slot = hits[0]
+            groups[slot].append(record)
+            for other in hits[1:]:
+                groups[slot].extend(groups[other])
+                groups[other] = []
+                parent[other] = slot
+        for key in keys:
+            index[key] = slot
+    merged: list[Record] = []
+    count = 0
+    for group in groups:
+        if not group:
+            continue
+        group.sort(key=_order)
+        lead = group[0]
+        for other in group[1:]:
+            count += 1
+            if report is not None:
+                report(f"merged: {_where(other.source)} = {_where(lead.source)} ({lead.id})")
+            lead = combine(lead, other)
+        merged.append(lead)
+    return merged, count

@@ -1,0 +1,222 @@
+"""BibTeX and BibLaTeX entries from Records, written with bibtexparser 1.4's BibTexWriter.
+
+bibtexparser only frames values in braces; every value handed to it is made safe here
+(bib.latex), so that classic BibTeX, biber and pybtex in strict mode all read back exactly
+the entries written. Field order is fixed so that diffs between runs stay small.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from bibtexparser.bibdatabase import BibDatabase
+from bibtexparser.bwriter import BibTexWriter
+
+from bib.latex import escape, link, to_latex, url_value, verbatim_value
+from bib.record import Author, EntryType, Record, TagKind
+from bib.writers.common import (
+    DEFAULT_TAG_KINDS,
+    DERIVED_TITLE_NOTE,
+    check_unique_keys,
+    checked_key,
+    error,
+    extra_links,
+    join_sentences,
+    keywords,
+)
+
+DIALECTS = ("bibtex", "biblatex")
+
+ENTRY_TYPES = {
+    "bibtex": {
+        EntryType.INPROCEEDINGS: "inproceedings",
+        EntryType.ARTICLE: "article",
+        EntryType.PREPRINT: "misc",
+        EntryType.BOOK: "book",
+        EntryType.INCOLLECTION: "incollection",
+        EntryType.THESIS: "phdthesis",
+        EntryType.REPORT: "techreport",
+        EntryType.MISC: "misc",
+    },
+    "biblatex": {
+        EntryType.INPROCEEDINGS: "inproceedings",
+        EntryType.ARTICLE: "article",
+        EntryType.PREPRINT: "online",
+        EntryType.BOOK: "book",
+        EntryType.INCOLLECTION: "incollection",
+        EntryType.THESIS: "thesis",
+        EntryType.REPORT: "report",
+        EntryType.MISC: "misc",
+    },
+}
+
+# Where the container title goes; types not listed use `howpublished`.
+_CONTAINER = {
+    "bibtex": {
+        EntryType.INPROCEEDINGS: "booktitle",
+        EntryType.INCOLLECTION: "booktitle",
+        EntryType.ARTICLE: "journal",
+    },
+    "biblatex": {
+        EntryType.INPROCEEDINGS: "booktitle",
+        EntryType.INCOLLECTION: "booktitle",
+        EntryType.ARTICLE: "journaltitle",
+    },
+}
+
+# Who publishes a thesis or a report is its school or institution.
+_PUBLISHER = {
+    "bibtex": {EntryType.THESIS: "school", EntryType.REPORT: "institution"},
+    "biblatex": {EntryType.THESIS: "institution", EntryType.REPORT: "institution"},
+}
+
+# Record.fields use BibTeX names; BibLaTeX renamed a few (and the reverse for BibTeX).
+_RENAMES = {
+    "bibtex": {"journaltitle": "journal", "location": "address", "date": "year"},
+    "biblatex": {"journal": "journaltitle", "address": "location", "school": "institution"},
+}
+
+DISPLAY_ORDER = [
+    "author",
+    "editor",
+    "title",
+    "booktitle",
+    "journal",
+    "journaltitle",
+    "eventtitle",
+    "howpublished",
+    "series",
+    "volume",
+    "number",
+    "pages",
+    "publisher",
+    "school",
+    "institution",
+    "organization",
+    "address",
+    "location",
+    "type",
+    "year",
+    "date",
+    "month",
+    "doi",
+    "eprint",
+    "archivePrefix",
+    "eprinttype",
+    "url",
+    "keywords",
+    "abstract",
+    "note",
+    "addendum",
+]
+"""Field order within an entry; any other field follows in alphabetical order."""
+
+_FIELD_NAME = re.compile(r"[a-z][a-z0-9_:.+-]*")
+_NAME_NEEDS_BRACES = re.compile(r",|(?:^|\s)(?:and|others)(?:\s|$)", re.IGNORECASE)
+_VERBATIM_FIELDS = frozenset({"url", "doi", "eprint"})
+
+
+def entry(
+    record: Record,
+    *,
+    dialect: str = "bibtex",
+    ascii: bool = False,
+    tag_kinds: Iterable[TagKind] = DEFAULT_TAG_KINDS,
+) -> dict[str, str]:
+    """One bibtexparser entry dict (ENTRYTYPE, ID, fields) with LaTeX-safe values."""
+    if dialect not in DIALECTS:
+        raise error(record, f"unknown BibTeX dialect {dialect!r}")
+    biblatex = dialect == "biblatex"
+    kind = record.entry_type
+    fields: dict[str, str] = {"ENTRYTYPE": ENTRY_TYPES[dialect][kind], "ID": checked_key(record)}
+
+    def put(name: str, value: str) -> None:
+        if value:
+            fields[name] = value
+
+    put("author", " and ".join(filter(None, (_name(a, ascii) for a in record.authors))))
+    put("title", to_latex(record.title, ascii=ascii, protect=True))
+    container = _CONTAINER[dialect].get(kind, "howpublished")
+    put(container, escape(record.container_title, ascii=ascii))
+    if biblatex:
+        put("eventtitle", escape(record.event_title or record.venue, ascii=ascii))
+    put("series", escape(record.series, ascii=ascii))
+    put(_PUBLISHER[dialect].get(kind, "publisher"), escape(record.publisher, ascii=ascii))
+    if record.year is not None:
+        put("date" if biblatex else "year", str(record.year))
+    put("doi", verbatim_value(record.doi))
+    if record.arxiv_id:
+        put("eprint", verbatim_value(record.arxiv_id))
+        if biblatex:
+            put("eprinttype", "arxiv")
+        else:
+            put("archivePrefix", "arXiv")
+    put("url", url_value(record.url))
+    put("keywords", ", ".join(escape(k, ascii=ascii) for k in keywords(record, tuple(tag_kinds))))
+    put("abstract", to_latex(record.abstract, ascii=ascii))
+    note = [DERIVED_TITLE_NOTE if record.title_derived else "", to_latex(record.note, ascii=ascii)]
+    links = [f"{label}: {link(url)}" for label, url in extra_links(record)]
+    if biblatex:
+        put("note", join_sentences(note))
+        put("addendum", join_sentences(links))
+    else:
+        put("note", join_sentences(note + links))
+    _put_extra_fields(record, fields, dialect, ascii)
+    return fields
+
+
+def _put_extra_fields(record: Record, fields: dict[str, str], dialect: str, ascii: bool) -> None:
+    """Record.fields after the record's own attributes, which win on a clash."""
+    taken = {name.lower() for name in fields}
+    for raw_name, value in record.fields:
+        name = raw_name.strip().lower()
+        if not _FIELD_NAME.fullmatch(name):
+            raise error(record, f"field name {raw_name!r} is not a valid BibTeX field name")
+        name = _RENAMES[dialect].get(name, name)
+        if name in taken or name in ("entrytype", "id"):
+            continue
+        safe = url_value(value) if name in _VERBATIM_FIELDS else escape(value, ascii=ascii)
+        if safe:
+            fields[name] = safe
+            taken.add(name)
+
+
+def _name(author: Author, ascii: bool) -> str:
+    """`Family, Given`; parts BibTeX would split (a comma, `and`, `others`) are braced."""
+    if author.literal or not author.family:
+        whole = escape(author.literal or author.given, ascii=ascii)
+        return "{" + whole + "}" if whole else ""
+    family = escape(author.family, ascii=ascii)
+    if _NAME_NEEDS_BRACES.search(author.family):
+        family = "{" + family + "}"
+    given = escape(author.given, ascii=ascii)
+    if given and _NAME_NEEDS_BRACES.search(author.given):
+        given = "{" + given + "}"
+    return f"{family}, {given}" if given else family
+
+
+def dumps(entries: list[dict[str, str]]) -> str:
+    """Entries -> BibTeX text, ordered by key, fields in DISPLAY_ORDER."""
+    database = BibDatabase()
+    database.entries = entries
+    writer = BibTexWriter()
+    writer.contents = ["entries"]
+    writer.indent = "  "
+    writer.display_order = DISPLAY_ORDER
+    writer.order_entries_by = ("ID",)
+    text = writer.write(database)
+    return text if not text or text.endswith("\n") else text + "\n"
+
+
+def render(
+    records: Iterable[Record],
+    *,
+    dialect: str = "bibtex",
+    ascii: bool = False,
+    tag_kinds: Iterable[TagKind] = DEFAULT_TAG_KINDS,
+) -> str:
+    records = list(records)
+    check_unique_keys(records)
+    kinds = tuple(tag_kinds)
+    return dumps([entry(r, dialect=dialect, ascii=ascii, tag_kinds=kinds) for r in records])

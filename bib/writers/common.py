@@ -1,0 +1,95 @@
+"""What every writer derives from a Record the same way: keywords, notes, links, keys."""
+
+from __future__ import annotations
+
+import re
+
+from bib.errors import BibError
+from bib.latex import clean
+from bib.record import LinkRole, Record, TagKind
+
+DEFAULT_TAG_KINDS: tuple[TagKind, ...] = (
+    TagKind.TOPIC,
+    TagKind.METHOD,
+    TagKind.DATASET,
+    TagKind.MODEL,
+)
+"""Tag kinds written as keywords unless the caller picks others."""
+
+DERIVED_TITLE_NOTE = "Title derived from the abstract by bib; not the published title."
+"""The marker every output carries for a derived title (readers strip it to round-trip)."""
+
+LINK_LABELS = {LinkRole.CODE: "Code", LinkRole.PROJECT: "Project page", LinkRole.PAPER: "Paper"}
+"""How links other than the one in the `url` field are introduced in notes."""
+
+_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9_:./+-]*")
+
+
+def error(record: Record, message: str) -> BibError:
+    """A BibError naming the record and, when known, the file and line it came from."""
+    source = record.source
+    name = record.key or record.id
+    return BibError(
+        f"record {name}: {message}",
+        source.path if source else None,
+        source.line if source else None,
+    )
+
+
+def checked_key(record: Record) -> str:
+    """The citation key, refused when BibTeX, biber or pandoc could misread it."""
+    if not record.key:
+        raise error(record, "no citation key (keys are assigned by bib.keys before writing)")
+    if not _KEY.fullmatch(record.key):
+        raise error(record, f"citation key {record.key!r} is not safe for BibTeX and pandoc")
+    return record.key
+
+
+def keywords(record: Record, kinds: tuple[TagKind, ...] | frozenset[TagKind]) -> list[str]:
+    """Tag values of the selected kinds, in tag order, without duplicates (case-blind).
+
+    A comma inside a value would split it in two (biblatex, Zotero), so it becomes a space.
+    """
+    seen: set[str] = set()
+    out: list[str] = []
+    for tag in record.tags:
+        if tag.kind not in kinds:
+            continue
+        value = clean(tag.value.replace(",", " "))
+        folded = value.casefold()
+        if value and folded not in seen:
+            seen.add(folded)
+            out.append(value)
+    return out
+
+
+def extra_links(record: Record) -> list[tuple[str, str]]:
+    """(label, url) for every link other than the one written as the record's `url`."""
+    main = record.url
+    seen = {main}
+    out: list[tuple[str, str]] = []
+    for link in record.links:
+        if link.url not in seen:
+            seen.add(link.url)
+            out.append((LINK_LABELS[link.role], link.url))
+    return out
+
+
+def join_sentences(parts: list[str]) -> str:
+    """Join note sentences, adding a full stop only where one is missing."""
+    out = ""
+    for part in parts:
+        if not part:
+            continue
+        if out:
+            out += " " if out.endswith((".", "!", "?")) else ". "
+        out += part
+    return out
+
+
+def check_unique_keys(records: list[Record]) -> None:
+    seen: set[str] = set()
+    for record in records:
+        if record.key in seen:
+            raise error(record, f"citation key {record.key!r} is used by two records")
+        seen.add(record.key)
