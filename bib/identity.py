@@ -29,10 +29,19 @@ _ARXIV = re.compile(
 HASH_LENGTH = 16
 
 
+_ASCII_WORDS = str.maketrans({chr(c): " " for c in range(128) if not chr(c).isalnum()})
+
+
 def normalize_text(text: str) -> str:
     """Text reduced to its words: what stays the same however the list was typed."""
-    text = unicodedata.normalize("NFKC", text).casefold()
-    text = _MARKUP.sub(" ", text)
+    if text.isascii():
+        text = text.lower()
+        if "\\" not in text and "](" not in text:  # fast path: no markup with hidden words
+            return " ".join(text.translate(_ASCII_WORDS).split())
+    else:
+        text = unicodedata.normalize("NFKC", text).casefold()
+    if "\\" in text or "](" in text:
+        text = _MARKUP.sub(" ", text)
     return " ".join(_NON_WORD.sub(" ", text).split())
 
 
@@ -66,12 +75,15 @@ def record_id(
     first_author: str = "",
 ) -> str:
     """The id of a paper from the strongest evidence available."""
-    if doi and normalize_doi(doi):
-        return f"doi:{normalize_doi(doi)}"
-    if arxiv_id and normalize_arxiv(arxiv_id):
-        return f"arxiv:{normalize_arxiv(arxiv_id)}"
-    if abstract and normalize_text(abstract):
-        return f"abs:{abstract_key(abstract)}"
+    doi = normalize_doi(doi) if doi else ""
+    if doi:
+        return f"doi:{doi}"
+    arxiv_id = normalize_arxiv(arxiv_id) if arxiv_id else ""
+    if arxiv_id:
+        return f"arxiv:{arxiv_id}"
+    digest_of_abstract = abstract_key(abstract) if abstract else ""
+    if digest_of_abstract:
+        return f"abs:{digest_of_abstract}"
     fallback = " ".join(
         [normalize_text(title), str(year or ""), normalize_text(first_author)]
     ).strip()

@@ -79,6 +79,8 @@ MAX_BASE = 24
 
 def fold(text: str) -> str:
     """Lower-case ASCII letters and digits only: `Müller` -> `muller`, `S2L-PO` -> `s2lpo`."""
+    if text.isascii():
+        return _NON_KEY.sub("", text.lower())
     text = unicodedata.normalize("NFKD", text.translate(_FOLD))
     text = "".join(c for c in text if not unicodedata.combining(c))
     return _NON_KEY.sub("", text.lower())

@@ -28,7 +28,7 @@ def identities(record: Record) -> list[str]:
         keys.append(f"doi:{record.doi.lower()}")
     if record.arxiv_id:
         keys.append(f"arxiv:{record.arxiv_id.lower()}")
-    if record.abstract:
+    if record.abstract and not record.id.startswith("abs:"):
         digest = abstract_key(record.abstract)
         if digest:
             keys.append(f"abs:{digest}")

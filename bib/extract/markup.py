@@ -18,6 +18,9 @@ _MARKUP = re.compile(
 )
 
 
+_STARS = re.compile(r"(?P<inner>)\*{1,3}")
+
+
 @dataclass(frozen=True, slots=True)
 class Plain:
     """`text` is the abstract without markup; segment i starts at `starts[i]` in `text`
@@ -43,8 +46,9 @@ def plain(abstract: str) -> Plain:
     if "*" not in abstract and "\\" not in abstract:
         return Plain(abstract)
     cuts: list[tuple[int, int]] = []
-    for match in _MARKUP.finditer(abstract):
-        if match.group("inner") is None:
+    pattern = _MARKUP if "\\" in abstract else _STARS
+    for match in pattern.finditer(abstract):
+        if match.group("inner") is None or pattern is _STARS:
             cuts.append(match.span())
         else:
             cuts.append((match.start(), match.start("inner")))
@@ -59,3 +63,29 @@ def plain(abstract: str) -> Plain:
         origins.append(end)
     pieces.append(abstract[last:])
     return Plain("".join(pieces), tuple(starts), tuple(origins))
+
+
+def anchored(pattern: re.Pattern[str], text: str, anchors: tuple[str, ...]) -> list[re.Match[str]]:
+    """Matches of `pattern` starting where one of the lower-case `anchors` occurs.
+
+    Scanning a long abstract with a case-insensitive alternation costs tens of
+    microseconds; `str.find` for a few anchor words and a `match` there costs one.
+    """
+    lowered = text.lower()
+    starts: set[int] = set()
+    for anchor in anchors:
+        pos = lowered.find(anchor)
+        while pos >= 0:
+            if pos == 0 or not lowered[pos - 1].isalnum():
+                starts.add(pos)
+            pos = lowered.find(anchor, pos + 1)
+    found = []
+    last_end = -1
+    for start in sorted(starts):
+        if start < last_end:
+            continue
+        match = pattern.match(text, start)
+        if match is not None:
+            found.append(match)
+            last_end = match.end()
+    return found

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
-from bib.extract.markup import Plain, plain
+from bib.extract.markup import Plain, anchored, plain
 from bib.record import Record, Span, Tag, TagKind
 
 _ADVERB = r"(?:\s+(?:\w+ly|also|further|thus|then|therefore|hence|now|here|first|finally|next))*"
@@ -27,8 +27,17 @@ _TRIGGER = re.compile(
     r"|we\s+(?:explore|address|tackle)\s+(?:this|these|it)\s+(?:with|via|through|using))\b\s+",
     re.IGNORECASE,
 )
+TRIGGER_ANCHORS = (
+    "we ",
+    "we\n",
+    "by introducing",
+    "by proposing",
+    "via introducing",
+    "to derive",
+    "this paper",
+    "this work",
+)
 _TOKEN = r"[A-Z0-9][\w.]*?(?:[-\u2010][\w]+)*"
-_WORD = re.compile(r"[A-Za-z0-9][\w]*(?:[-\u2010\u2013][\w]+)*")
 _CAP_TOKEN = re.compile(r"(?:[A-Z][\w]*|\d+[A-Za-z][\w]*)(?:[-\u2010][\w]+)*")
 _ARTICLE = re.compile(r"(?:the|a|an)\s+", re.IGNORECASE)
 _FUNCTION = frozenset(
@@ -233,7 +242,16 @@ def _from_paren(head: str, inner: str) -> tuple[str, str] | None:
 
 
 def _count(text: str, name: str) -> int:
-    return len(re.findall(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", text))
+    """How often `name` occurs as a whole word (not inside `name-Bench` or `xname`)."""
+    found, size, pos = 0, len(name), text.find(name)
+    while pos >= 0:
+        end = pos + size
+        before = text[pos - 1] if pos else " "
+        after = text[end] if end < len(text) else " "
+        if not (before.isalnum() or before in "_-") and not (after.isalnum() or after in "_-"):
+            found += 1
+        pos = text.find(name, pos + 1)
+    return found
 
 
 def find_method(abstract: str) -> Method | None:
@@ -243,7 +261,7 @@ def find_method(abstract: str) -> Method | None:
 
 def _candidates(doc: Plain) -> Iterator[_Candidate]:
     text = doc.text
-    for trigger in _TRIGGER.finditer(text):
+    for trigger in anchored(_TRIGGER, text, TRIGGER_ANCHORS):
         end = _SENTENCE_END.search(text, trigger.end())
         obj = text[trigger.end() : end.start() if end else len(text)]
         found = _from_object(obj, trigger.end())
@@ -253,14 +271,16 @@ def _candidates(doc: Plain) -> Iterator[_Candidate]:
 
 def _best(doc: Plain) -> Method | None:
     candidates = list(_candidates(doc))
-    if not candidates and _TRIGGER.search(doc.text):
+    if not candidates and anchored(_TRIGGER, doc.text, TRIGGER_ANCHORS):
         result = _RESULT.search(doc.text)
-        if result and _count(doc.text[: result.start()], result.group(1)) == 0:
+        if result and result.group(1) not in doc.text[: result.start()]:
             name = result.group(1)
             candidates = [_Candidate(name, "", "", result.start(1), result.end(1))]
     if not candidates:
         return None
-    best = max(candidates, key=lambda c: (_count(doc.text, c.name), -c.start))
+    best = candidates[0]
+    if len(candidates) > 1:
+        best = max(candidates, key=lambda c: (_count(doc.text, c.name), -c.start))
     return Method(
         name=best.name,
         long_form=best.long_form,

@@ -12,9 +12,9 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
-from bib.extract.markup import plain
+from bib.extract.markup import anchored, plain
 from bib.extract.methods import Method, find_method
-from bib.record import Record
+from bib.record import Record, TagKind
 
 MAX_WORDS = 12
 _MINOR = frozenset(
@@ -65,31 +65,38 @@ _STOP = re.compile(
     r",?\s+(?:that|which|where|whose|who|while|thereby|leading|yielding|enabling)\b"
     r"|[,(]|\s+to\s+\w+\b(?<!\bto the)"
 )
+_DASH = re.compile("([-\u2013])")
+_DIGIT = re.compile(r"\d")
+_ARTICLE_START = re.compile(r"(?:a|an|the)\s", re.IGNORECASE)
 _SENTENCE = re.compile(r"[^.!?]+[.!?]?")
+
+
+def _case(part: str, minor: bool) -> str:
+    """One word or hyphen part: acronyms and coined names as written, minor words lower."""
+    rest = part[1:]
+    if rest != rest.lower() or (not part.isalpha() and _DIGIT.search(part)):
+        return part
+    if minor and part.lower() in _MINOR:
+        return part.lower()
+    return part[:1].upper() + rest
 
 
 def title_case(text: str) -> str:
     """Title case that keeps acronyms and coined names (`LLM-as-a-Judge`, `KV`) as written."""
-    words = text.split()
-    out = []
-    for index, word in enumerate(words):
-        first = index == 0 or out[-1].endswith(":")
-        pieces = re.split(r"([-\u2013])", word)
-        parts, dashes = pieces[::2], pieces[1::2]
-        cased = []
-        for part_index, part in enumerate(parts):
-            lower = part.lower()
-            if any(c.isupper() for c in part[1:]) or any(c.isdigit() for c in part):
-                cased.append(part)
-            elif (
-                lower in _MINOR
-                and not (first and part_index == 0)
-                and (part_index > 0 or not first)
-            ):
-                cased.append(lower if part_index == 0 or len(parts) > 2 else part.capitalize())
-            else:
-                cased.append(part[:1].upper() + part[1:])
-        out.append("".join(c + (dashes[i] if i < len(dashes) else "") for i, c in enumerate(cased)))
+    out: list[str] = []
+    first = True
+    for word in text.split():
+        if "-" in word or "\u2013" in word:
+            pieces = _DASH.split(word)
+            middle = len(pieces) > 3  # `Small-to-Large`: inner minor parts stay lower
+            cased = [
+                piece if index % 2 else _case(piece, middle if index else not first)
+                for index, piece in enumerate(pieces)
+            ]
+            out.append("".join(cased))
+        else:
+            out.append(_case(word, not first))
+        first = word.endswith(":")
     return " ".join(out)
 
 
@@ -108,18 +115,24 @@ def shorten(phrase: str, max_words: int = MAX_WORDS) -> str:
 
 
 def from_method(method: Method) -> str:
-    subtitle = method.long_form or method.description
+    return _named(method.name, method.long_form or method.description)
+
+
+def _named(name: str, subtitle: str) -> str:
+    """`Name: Subtitle`; a description (`a novel framework ...`) loses its hype words."""
     if not subtitle:
-        return method.name
-    subtitle = _DROP.sub("", subtitle) if method.description else subtitle
-    return f"{method.name}: {title_case(shorten(subtitle, MAX_WORDS - 1))}"
+        return name
+    if _ARTICLE_START.match(subtitle):
+        subtitle = _DROP.sub("", subtitle)
+    return f"{name}: {title_case(shorten(subtitle, MAX_WORDS - 1))}"
 
 
 def from_claim(abstract: str) -> str:
     """A short title from the abstract's main claim; the first sentence when it states none."""
     text = plain(abstract).text
     for pattern in (_CLAIM, _FINDING):
-        match = pattern.search(text)
+        matches = anchored(pattern, text, ("we ", "this paper", "this work"))
+        match = matches[0] if matches else None
         if match:
             phrase = _clause(match.group("object"))
             if len(phrase.split()) < 4:  # `a framework that ...`: the clause carries the meaning
@@ -146,4 +159,9 @@ def derive_titles(records: Iterable[Record]) -> Iterator[Record]:
         if record.title or not record.abstract:
             yield record
             continue
-        yield replace(record, title=derive_title(record.abstract), title_derived=True)
+        tags = [t for t in record.tags_of(TagKind.METHOD) if t.value == record.method]
+        if record.method and tags:
+            title = _named(record.method, tags[0].label)
+        else:
+            title = derive_title(record.abstract)
+        yield replace(record, title=title, title_derived=True)

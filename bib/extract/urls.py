@@ -20,6 +20,7 @@ _URL = re.compile(
     r"|(?P<bare>(?:https?://|www\.|(?:github|gitlab)\.com/|huggingface\.co/)[^\s<>{}\[\]\"'`\\]+)",
     re.IGNORECASE,
 )
+_HINTS = ("://", "www.", "WWW.", ".com/", ".co/", ".COM/")
 _TRAILING = ".,;:!?'\"*_"
 _CODE_HOSTS = ("github.com", "gitlab.com", "bitbucket.org", "huggingface.co", "hf.co",
                "codeberg.org", "sourceforge.net", "anonymous.4open.science")  # fmt: skip
@@ -64,7 +65,7 @@ def role(url: str) -> LinkRole:
 
 def find_urls(abstract: str) -> list[FoundURL]:
     """Every URL in the abstract once, in order of appearance."""
-    if "://" not in abstract and "www." not in abstract and ".com/" not in abstract:
+    if not any(hint in abstract for hint in _HINTS):
         return []
     found: dict[str, FoundURL] = {}
     for match in _URL.finditer(abstract):

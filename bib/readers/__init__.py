@@ -50,25 +50,37 @@ def read(
     """Records from one input; `-` reads standard input (format from `fmt` or content)."""
     if fmt is not None and fmt not in FORMATS:
         raise BibError(f"unknown input format '{fmt}' (use one of: {', '.join(FORMATS)})")
+    source: bytes | Path
     if str(path) == STDIN:
         stream = stdin if stdin is not None else sys.stdin.buffer
-        data = stream.read()
+        source = stream.read()
         name = "<stdin>"
-        fmt = fmt or sniff(data)
+        fmt = fmt or sniff(source)
     else:
-        name = str(path)
-        try:
-            data = Path(path).read_bytes()
-        except IsADirectoryError:
-            raise BibError("is a directory (pass it alone to read its files)", name) from None
-        except OSError as exc:
-            raise BibError(f"cannot read: {exc.strerror}", name) from None
-        fmt = fmt or format_for(path, data if Path(path).suffix == "" else None)
+        name, source = str(path), Path(path)
+        if source.is_dir():
+            raise BibError("is a directory (pass it alone to read its files)", name)
+        fmt = fmt or format_for(source, _head(source) if source.suffix == "" else None)
+        if fmt != "paperlist":
+            try:
+                source = source.read_bytes()
+            except OSError as exc:
+                raise BibError(f"cannot read: {exc.strerror}", name) from None
     if fmt == "paperlist":
-        return paperlist.read(data, name, venue=venue, year=year)
+        return paperlist.read(source, name, venue=venue, year=year)
+    assert isinstance(source, bytes)
     if fmt == "bibtex":
-        return bibtex.read(data, name)
-    return csljson.read(data, name)
+        return bibtex.read(source, name)
+    return csljson.read(source, name)
+
+
+def _head(path: Path) -> bytes:
+    """The start of a file, enough to tell its format."""
+    try:
+        with path.open("rb") as handle:
+            return handle.read(4096)
+    except OSError as exc:
+        raise BibError(f"cannot read: {exc.strerror}", path) from None
 
 
 def expand(inputs: Iterable[Path | str]) -> list[Path]:

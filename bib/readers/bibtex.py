@@ -22,9 +22,11 @@ from pylatexenc.latex2text import LatexNodes2Text
 
 from bib import venues
 from bib.errors import BibError
+from bib.extract.urls import role
 from bib.identity import normalize_arxiv, normalize_doi, record_id
 from bib.readers.paperlist import decode
-from bib.record import Author, EntryType, Link, LinkRole, Record, Source, Tag, TagKind
+from bib.readers.roundtrip import merge_links, split_note
+from bib.record import Author, EntryType, Link, Record, Source, Tag, TagKind
 
 ENTRY_TYPES: dict[str, EntryType] = {
     "inproceedings": EntryType.INPROCEEDINGS,
@@ -71,7 +73,6 @@ _CONSUMED = frozenset(
 _ENTRY_START = re.compile(r"@\s*([A-Za-z]+)\s*([{(])")
 _MATH = re.compile(r"(\$\$.+?\$\$|\$(?:\\.|[^$\\])+\$|\\\(.+?\\\)|\\\[.+?\\\])", re.DOTALL)
 _URL_CMD = re.compile(r"\\(?:url|href)\s*\{([^{}]*)\}(?:\{([^{}]*)\})?")
-_AND = re.compile(r"\s+and\s+", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +98,8 @@ def to_unicode(value: str) -> str:
         elif "\\" in part:
             out.append(_latex().latex_to_text(part))
         else:
-            out.append(part.replace("{", "").replace("}", "").replace("~", " "))
+            plain = part.replace("{", "").replace("}", "").replace("~", " ")
+            out.append(plain.replace("---", "\u2014").replace("--", "\u2013"))
     text = "".join(out).replace("\xa0", " ")
     return " ".join(text.split())
 
@@ -119,10 +121,7 @@ def scan(text: str, path: str) -> list[_Span]:
         return lo + 1
 
     pos = 0
-    while True:
-        match = _ENTRY_START.search(text, pos)
-        if match is None:
-            return spans
+    while (match := _ENTRY_START.search(text, pos)) is not None:
         kind = match.group(1).lower()
         start_line = line_of(match.start())
         paren = match.group(2) == "("
@@ -161,7 +160,10 @@ def scan(text: str, path: str) -> list[_Span]:
 
 def _starts_entry(text: str, pos: int) -> bool:
     """An `@type{` at the start of a line: the next entry, whatever the braces say."""
-    return bool(_ENTRY_START.match(text, pos)) and text[:pos].rstrip(" \t").endswith("\n")
+    line_start = text.rfind("\n", 0, pos) + 1
+    return (
+        line_start > 0 and not text[line_start:pos].strip() and bool(_ENTRY_START.match(text, pos))
+    )
 
 
 def _split_names(value: str) -> list[str]:
@@ -230,10 +232,15 @@ def _record(entry: dict[str, str], path: str, line: int) -> Record:
     container = to_unicode(get("booktitle", "") or get("journal", "") or get("journaltitle", ""))
     venue = to_unicode(get("venue", "")) or (venues.find(container) or "" if container else "")
     keywords = [k.strip() for k in re.split(r"[,;]", to_unicode(get("keywords", ""))) if k.strip()]
+    note, derived, note_links = split_note(to_unicode(get("note", "")))
+    addendum, _, addendum_links = split_note(to_unicode(get("addendum", "")))
     extra = tuple(
         (name, to_unicode(value) if name not in ("file", "pdf") else value)
         for name, value in sorted(entry.items())
         if name not in _CONSUMED and value.strip()
+    )
+    extra = tuple((n, v) for n, v in extra if n != "addendum") + (
+        (("addendum", addendum),) if addendum else ()
     )
     return Record(
         id=record_id(
@@ -255,11 +262,12 @@ def _record(entry: dict[str, str], path: str, line: int) -> Record:
         publisher=to_unicode(get("publisher", "")),
         series=to_unicode(get("series", "")),
         year=year,
-        links=(Link(url, LinkRole.PAPER),) if url else (),
+        links=merge_links((Link(url, role(url)),) if url else (), note_links, addendum_links),
         doi=doi,
         arxiv_id=arxiv_id,
         tags=tuple(Tag(TagKind.TOPIC, k.lower(), k) for k in keywords),
-        note=to_unicode(get("note", "")),
+        note=note,
+        title_derived=derived and bool(title),
         fields=extra,
         sources=(Source(path, line),),
     )

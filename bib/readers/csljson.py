@@ -18,9 +18,11 @@ import jsonschema
 import schema
 from bib import venues
 from bib.errors import BibError
+from bib.extract.urls import role
 from bib.identity import normalize_arxiv, normalize_doi, record_id
 from bib.readers.paperlist import decode
-from bib.record import Author, EntryType, Link, LinkRole, Record, Source, Tag, TagKind
+from bib.readers.roundtrip import merge_links, split_note
+from bib.record import Author, EntryType, Link, Record, Source, Tag, TagKind
 
 ENTRY_TYPES: dict[str, EntryType] = {
     "paper-conference": EntryType.INPROCEEDINGS,
@@ -117,6 +119,7 @@ def _record(item: dict[str, Any], path: str, line: int | None) -> Record:
     container = _text(item.get("container-title"))
     keywords = [k.strip() for k in _text(item.get("keyword")).split(",") if k.strip()]
     extra = {bib_name: _text(item[csl]) for csl, bib_name in FIELDS.items() if item.get(csl)}
+    note, derived, note_links = split_note(_text(item.get("note")))
     custom = item.get("custom") or {}
     if isinstance(custom, dict):
         extra |= {str(k): _text(v) for k, v in custom.items() if _text(v)}
@@ -140,11 +143,12 @@ def _record(item: dict[str, Any], path: str, line: int | None) -> Record:
         publisher=_text(item.get("publisher")),
         series=_text(item.get("collection-title")),
         year=year,
-        links=(Link(url, LinkRole.PAPER),) if url else (),
+        links=merge_links((Link(url, role(url)),) if url else (), note_links),
         doi=doi,
         arxiv_id=arxiv_id,
         tags=tuple(Tag(TagKind.TOPIC, k.lower(), k) for k in keywords),
-        note=_text(item.get("note")),
+        note=note,
+        title_derived=derived and bool(title),
         fields=tuple(sorted(extra.items())),
         sources=(Source(path, line),),
     )

@@ -11,22 +11,30 @@ joined; everything else in the abstract is kept verbatim.
 
 from __future__ import annotations
 
+import io
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
+from typing import BinaryIO
 
 from bib import venues
 from bib.errors import BibError
+from bib.extract.urls import role
 from bib.identity import normalize_arxiv, normalize_doi, record_id
 from bib.readers.names import split_authors
-from bib.record import EntryType, Link, LinkRole, Record, Source
+from bib.record import EntryType, Link, Record, Source
 
 _YEAR = re.compile(r"(?<!\d)(19[5-9]\d|20\d\d)(?!\d)")
 _HEADING = re.compile(r"^#{2,6}\s+(.*)$")
 _FIELD = re.compile(r"^(title|authors?|url|link)\s*[:\uff1a]\s*(.*)$", re.IGNORECASE)
-_NUMBER = re.compile(r"^(?:\[\d{1,5}\]|\d{1,5}[.)])\s+")
+_NUMBER = re.compile(r"^(?:\[\d{1,5}\]|\d{1,5}[.)])(?:\s+|$)")
 _HEADER_MAX = 100
+_MARKER_BYTES = re.compile(
+    rb"\s*(?:(?:\[\d{1,5}\]|\d{1,5}[.)])\s+)?(?:#{2,6}\s|title\s*(?::|\xef\xbc\x9a))",
+    re.IGNORECASE,
+)
 _DOI_URL = re.compile(r"^https?://(?:dx\.)?doi\.org/(10\.\S+)$", re.IGNORECASE)
 
 
@@ -52,8 +60,53 @@ def decode(data: bytes, path: str) -> str:
     return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _paragraphs(lines: list[str]) -> Iterator[tuple[int, list[str]]]:
-    """(first line number, lines) of each blank-line separated block."""
+def _open(source: bytes | Path, path: str) -> BinaryIO:
+    if isinstance(source, bytes):
+        return io.BytesIO(source)
+    try:
+        return source.open("rb")
+    except OSError as exc:
+        raise BibError(f"cannot read: {exc.strerror}", path) from None
+
+
+def _lines(source: bytes | Path, path: str) -> Iterator[str]:
+    """Decoded lines, one at a time, so that a long list is never held twice in memory.
+
+    A BOM and CR line ends are dropped; a byte that is not UTF-8 is an error naming its line.
+    """
+    with _open(source, path) as handle:
+        for number, raw in enumerate(handle, 1):
+            if number == 1:
+                raw = raw.removeprefix(b"\xef\xbb\xbf")
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise BibError(
+                    f"not UTF-8: byte 0x{raw[exc.start]:02x} at column {exc.start + 1}",
+                    path,
+                    number,
+                ) from None
+            line = line.rstrip("\n").removesuffix("\r")
+            if "\r" in line:  # old Mac line ends: one physical line holds several
+                yield from line.split("\r")
+            else:
+                yield line
+
+
+def _uses_markers(source: bytes | Path, path: str) -> bool:
+    """Whether any paragraph starts with a title marker (`## Title`, `Title:`)."""
+    after_blank = True
+    with _open(source, path) as handle:
+        for raw in handle:
+            blank = not raw.strip()
+            if after_blank and not blank and _MARKER_BYTES.match(raw):
+                return True
+            after_blank = blank
+    return False
+
+
+def _paragraphs(lines: Iterable[str]) -> Iterator[tuple[int, list[str]]]:
+    """(first line number, lines) of each blank-line separated block, read lazily."""
     block: list[str] = []
     start = 0
     for number, line in enumerate(lines, 1):
@@ -72,7 +125,7 @@ def _is_header(block: list[str]) -> bool:
     if len(block) != 1 or len(block[0]) > _HEADER_MAX:
         return False
     line = block[0]
-    if _HEADING.match(line) or _FIELD.match(line):
+    if _HEADING.match(line) or _FIELD.match(line) or line.endswith((".", "!", "?")):
         return False
     return bool(line.startswith("# ") or _YEAR.search(line) or venues.find(line))
 
@@ -93,8 +146,7 @@ def _is_marker(line: str) -> bool:
     return bool(_HEADING.match(line) or re.match(r"^title\s*[:\uff1a]", line, re.IGNORECASE))
 
 
-def _entries(blocks: list[tuple[int, list[str]]]) -> Iterator[_Entry]:
-    uses_markers = any(_is_marker(block[0]) for _, block in blocks)
+def _entries(blocks: Iterable[tuple[int, list[str]]], uses_markers: bool) -> Iterator[_Entry]:
     current: _Entry | None = None
     for start, block in blocks:
         if current is not None and (not uses_markers or _is_marker(block[0])):
@@ -154,7 +206,7 @@ def _venue_fields(path: str, venue: str | None, year: int | None) -> dict[str, s
 def _link_fields(url: str) -> dict[str, object]:
     if not url:
         return {}
-    fields: dict[str, object] = {"links": (Link(url, LinkRole.PAPER),)}
+    fields: dict[str, object] = {"links": (Link(url, role(url)),)}
     doi = _DOI_URL.match(url)
     if doi:
         fields["doi"] = normalize_doi(doi.group(1))
@@ -166,20 +218,22 @@ def _link_fields(url: str) -> dict[str, object]:
 
 
 def read(
-    data: bytes, path: str | Path, *, venue: str | None = None, year: int | None = None
+    source: bytes | Path, path: str | Path, *, venue: str | None = None, year: int | None = None
 ) -> Iterator[Record]:
-    """Records of a paper list; `venue` and `year` override the header."""
+    """Records of a paper list (its bytes, or a file read line by line); `venue` and
+    `year` override the header."""
     path = str(path)
-    lines = decode(data, path).split("\n")
-    blocks = list(_paragraphs(lines))
+    blocks = _paragraphs(_lines(source, path))
+    first = next(blocks, None)
     header_venue = header_year = None
-    if blocks and _is_header(blocks[0][1]):
-        header_venue, header_year = parse_header(blocks[0][1][0])
-        blocks = blocks[1:]
-    if not blocks:
+    if first is not None and _is_header(first[1]):
+        header_venue, header_year = parse_header(first[1][0])
+        first = next(blocks, None)
+    if first is None:
         raise BibError("empty paper list: no entries after the header", path)
     common = _venue_fields(path, venue or header_venue, year or header_year)
-    for entry in _entries(blocks):
+    uses_markers = _uses_markers(source, path)
+    for entry in _entries(chain([first], blocks), uses_markers):
         abstract = " ".join(entry.text).strip()
         if not abstract and not entry.title:
             raise BibError("entry has no text", path, entry.line)

@@ -1,0 +1,49 @@
+"""Fixtures for `bib convert` tests: bad inputs, each as a file that must be refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+GOOD = "We propose FairJudge, an adaptive judge.\n"
+
+BAD_INPUTS: dict[str, tuple[str, bytes, str]] = {
+    # name: (file name, content, expected message after "bib: error: FILE")
+    "non_utf8": ("list.txt", b"ICML 2026\n\nGood.\n\nBad caf\xe9.\n", ":5: not UTF-8"),
+    "empty_list": ("list.txt", b"ICML 2026 Papers\n\n", ": empty paper list"),
+    "entry_without_text": (
+        "list.txt",
+        b"ICML 2026\n\n" + GOOD.encode() + b"\n12.\n",
+        ":5: entry has no text",
+    ),
+    "no_venue_or_year": ("list.txt", GOOD.encode() + b"\nAnother one.\n", ":1: no venue and year"),
+    "invalid_bib": ("refs.bib", b"@article{a, title={Open}\n", ":1: unbalanced braces"),
+    "duplicate_bib_key": (
+        "refs.bib",
+        b"@misc{a, title={A}}\n@misc{a, title={B}}\n",
+        ":2: duplicate key",
+    ),
+    "invalid_csl_json": (
+        "refs.json",
+        b'[{"id": "a", "type": "nonsense"}]',
+        ":1: invalid CSL-JSON item 0",
+    ),
+    "broken_json": ("refs.json", b'[{"id": "a",\n', ":2: not valid JSON"),
+}
+
+
+@pytest.fixture(params=sorted(BAD_INPUTS))
+def bad_input(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[Path, str]:
+    name, content, message = BAD_INPUTS[request.param]
+    path = tmp_path / "in" / name
+    path.parent.mkdir()
+    path.write_bytes(content)
+    return path, f"bib: error: {path}{message}"
+
+
+@pytest.fixture
+def good_list(tmp_path: Path) -> Path:
+    path = tmp_path / "good.txt"
+    path.write_text(f"ICML 2026 Papers\n\n{GOOD}", encoding="utf-8")
+    return path

@@ -1,0 +1,131 @@
+"""BibTeX input: LaTeX to Unicode, names, types, extra fields, and faults with their line."""
+
+from __future__ import annotations
+
+import pytest
+
+from bib.errors import BibError
+from bib.record import Author, EntryType, TagKind
+
+ENTRY = r"""@inproceedings{muller2024deep,
+  title = {{USMoE}: Caf\'e \& {M}ore for $6\times$ Speed},
+  author = {M{\"u}ller, J{\"o}rg and Ludwig van Beethoven and {Barnes and Noble}
+            and de la Fontaine, Jean},
+  booktitle = {Proceedings of the 41st International Conference on Machine Learning},
+  year = {2024},
+  abstract = {We show $\alpha + \beta$ gains and 50\% fewer errors.},
+  keywords = {sparse models, routing},
+  pages = {1--10},
+  volume = {235},
+  annote = {Read twice},
+  doi = {10.5555/ABC.123},
+}
+"""
+
+
+def test_latex_becomes_unicode_outside_math(records):
+    [record] = records("r.bib", ENTRY)
+    assert record.title == r"USMoE: Café & More for $6\times$ Speed"
+
+
+def test_math_in_abstract_is_kept_as_written(records):
+    [record] = records("r.bib", ENTRY)
+    assert record.abstract == r"We show $\alpha + \beta$ gains and 50% fewer errors."
+
+
+def test_names_split_with_von_parts_braces_and_accents(records):
+    [record] = records("r.bib", ENTRY)
+    assert record.authors == (
+        Author("Müller", "Jörg"),
+        Author("van Beethoven", "Ludwig"),
+        Author(literal="Barnes and Noble"),
+        Author("de la Fontaine", "Jean"),
+    )
+
+
+def test_source_key_and_line_are_kept(records):
+    [record] = records("r.bib", "% comment\n\n" + ENTRY)
+    assert record.key == "muller2024deep"
+    assert record.source.line == 3
+
+
+def test_unknown_fields_go_into_fields(records):
+    [record] = records("r.bib", ENTRY)
+    assert dict(record.fields) == {"annote": "Read twice", "pages": "1\u201310", "volume": "235"}
+
+
+def test_keywords_become_topic_tags(records):
+    [record] = records("r.bib", ENTRY)
+    assert [(t.kind, t.label) for t in record.tags] == [
+        (TagKind.TOPIC, "sparse models"),
+        (TagKind.TOPIC, "routing"),
+    ]
+
+
+def test_doi_gives_the_id_and_booktitle_the_venue(records):
+    [record] = records("r.bib", ENTRY)
+    assert record.id == "doi:10.5555/abc.123"
+    assert record.venue == "ICML"
+
+
+@pytest.mark.parametrize(
+    ("bibtype", "expected"),
+    [
+        ("article", EntryType.ARTICLE),
+        ("phdthesis", EntryType.THESIS),
+        ("techreport", EntryType.REPORT),
+        ("inbook", EntryType.INCOLLECTION),
+        ("online", EntryType.MISC),
+    ],
+)
+def test_entry_types_are_mapped(records, bibtype, expected):
+    [record] = records("r.bib", f"@{bibtype}{{k1, title={{T}}, year={{2020}}}}\n")
+    assert record.entry_type is expected
+
+
+def test_arxiv_eprint_makes_a_preprint_with_arxiv_id(records):
+    text = "@misc{k, title={T}, eprint={2401.01234v3}, archivePrefix={arXiv}, year={2024}}\n"
+    [record] = records("r.bib", text)
+    assert (record.entry_type, record.arxiv_id, record.id) == (
+        EntryType.PREPRINT,
+        "2401.01234",
+        "arxiv:2401.01234",
+    )
+
+
+def test_unbalanced_braces_name_the_entry_line(records):
+    text = "@article{a, title={Fine}}\n\n@article{b, title={Broken}\n\n@article{c, title={C}}\n"
+    with pytest.raises(BibError, match="unbalanced braces") as error:
+        records("r.bib", text)
+    assert error.value.line == 3
+
+
+def test_duplicate_keys_name_the_second_line(records):
+    text = "@article{a, title={One}}\n@article{A, title={Two}}\n"
+    with pytest.raises(BibError, match="duplicate key 'A' \\(first at line 1\\)") as error:
+        records("r.bib", text)
+    assert error.value.line == 2
+
+
+def test_file_without_entries_is_an_error(records):
+    with pytest.raises(BibError, match="no BibTeX entries"):
+        records("r.bib", "just some words\n")
+
+
+def test_entry_without_key_is_an_error(records):
+    with pytest.raises(BibError, match="no citation key"):
+        records("r.bib", "@article{title={One}}\n")
+
+
+def test_own_derived_title_note_and_links_are_taken_back(records):
+    text = (
+        "@inproceedings{usmoe2026, title={{USMoE}: Unified}, year={2026},\n"
+        "  note={Title derived from the abstract by bib; not the published title. Read it. "
+        "Code: \\url{https://github.com/a/b}. Project page: \\url{https://a.github.io/}}}\n"
+    )
+    [record] = records("r.bib", text)
+    assert (record.title_derived, record.note) == (True, "Read it.")
+    assert [(link.url, link.role.value) for link in record.links] == [
+        ("https://github.com/a/b", "code"),
+        ("https://a.github.io/", "project"),
+    ]
