@@ -16,6 +16,7 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 
+from bib.latex import to_text
 from bib.record import EntryType, Record
 
 NOTE_MARKER = "data-bib-note"
@@ -107,39 +108,10 @@ def collection_name(record: Record) -> str:
     return ""
 
 
-_MARKUP = re.compile(r"[*_`\[\]<>!#\\&~|=]|^\s*([-+]|\d+[.)](\s|$))|^ {4}| {2,}$|\t", re.MULTILINE)
-
-
-def plain_text(markdown: str) -> str:
-    """Markdown -> plain Unicode (emphasis, code marks and link syntax removed).
-
-    Text without any markdown syntax skips the parser (a large sync maps thousands of
-    abstracts) and comes out as the parser would give it: paragraphs, lines joined.
-    """
-    if not _MARKUP.search(markdown):
-        paragraphs = re.split(r"\n\s*\n", markdown.strip())
-        return "\n\n".join(
-            " ".join(line.strip() for line in p.splitlines() if line.strip()) for p in paragraphs
-        )
-    return _plain_text_parsed(markdown)
-
-
-def _plain_text_parsed(markdown: str) -> str:
-    out: list[str] = []
-    for block in _MARKDOWN.parse(markdown):
-        if block.type == "inline":
-            for token in block.children or ():
-                if token.type in ("text", "code_inline", "html_inline"):
-                    out.append(token.content)
-                elif token.type == "softbreak":
-                    out.append(" ")
-                elif token.type == "hardbreak":
-                    out.append("\n")
-        elif block.type in ("paragraph_close", "heading_close", "bullet_list_close"):
-            out.append("\n\n")
-        elif block.type in ("code_block", "fence"):
-            out.append(block.content + "\n\n")
-    return re.sub(r"\n{3,}", "\n\n", "".join(out)).strip()
+def plain_text(text: str) -> str:
+    """Record text -> plain Unicode, as the CSL-JSON writer renders it (markdown stripped,
+    LaTeX commands dropped, math rendered)."""
+    return to_text(text)
 
 
 def note_html(note: Note) -> str:
@@ -205,7 +177,7 @@ def item_data(
     record = paper.record
     zotero_type = item_type(record)
     fields: dict[str, str] = {
-        "title": record.title,
+        "title": plain_text(record.title) if record.title else "",
         "abstractNote": plain_text(record.abstract) if record.abstract else "",
         "date": str(record.year) if record.year else "",
         "DOI": record.doi,
