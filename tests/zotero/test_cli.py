@@ -19,6 +19,11 @@ from annotations import open_store
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def papers_in(path: Path) -> int:
+    with open_store(path) as store:
+        return store.count()
+
+
 def sync_args(server: Any, *extra: str) -> list[str]:
     return ["sync", "zotero", "--endpoint", server.url, "--timeout", "5", *extra]
 
@@ -27,7 +32,7 @@ def test_summary_on_stdout_and_exit_0(cli, zotero_server, seeded_library, env):
     result = cli(*sync_args(zotero_server))
     assert result.exit_code == 0, result.output
     last = result.stdout.strip().splitlines()[-1]
-    assert last.startswith("created: 57 items, 3 notes, 1 collections")
+    assert last.startswith(f"created: {papers_in(seeded_library)} items, 3 notes, 1 collections")
     assert "failed: 0" in last
 
 
@@ -41,7 +46,7 @@ def test_json_summary(cli, zotero_server, seeded_library, env):
 def test_dry_run_says_what_would_happen(cli, zotero_server, seeded_library, env):
     result = cli(*sync_args(zotero_server, "--dry-run"))
     assert result.exit_code == 0
-    assert "would be created: 57 items" in result.stdout
+    assert f"would be created: {papers_in(seeded_library)} items" in result.stdout
     assert zotero_server.log.writes() == []
 
 
@@ -170,10 +175,11 @@ def test_sync_killed_half_way_and_run_again_leaves_no_duplicates(
     process.wait(timeout=30)
     assert process.returncode == -signal.SIGKILL
     time.sleep(0.6)
-    assert 0 < len(zotero_server.top_items()) < 57
+    papers = papers_in(seeded_library)
+    assert 0 < len(zotero_server.top_items()) < papers
     zotero_server.faults.configure(latency=0.0)
     rerun = subprocess.run(command, env=environ, capture_output=True, text=True, timeout=120)
     assert rerun.returncode == 0, rerun.stderr
     citation_keys = [i["citationKey"] for i in zotero_server.top_items()]
-    assert len(citation_keys) == len(set(citation_keys)) == 57
+    assert len(citation_keys) == len(set(citation_keys)) == papers
     assert len(zotero_server.notes()) == 3

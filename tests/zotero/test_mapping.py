@@ -180,4 +180,3 @@ def test_fields_unknown_to_the_server_are_dropped_and_reported():
 
 def test_collection_per_venue_edition():
     assert mapping.collection_name(full_record(EntryType.INPROCEEDINGS)) == "ICML 2026"
-
