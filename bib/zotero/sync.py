@@ -163,6 +163,9 @@ class Syncer:
         self._collection_keys: dict[str, str] = {}
         self._writer: ThreadPoolExecutor | None = None
         self._saves: list[Future[None]] = []
+        self._prefetched: dict[str, dict[str, Any]] = {}
+        self._late_updates: list[_Object] = []
+        """Objects found in Zotero under our key, holding something else than we map."""
 
     # -- entry point -------------------------------------------------------------------
     def run(self, papers: Sequence[mapping.Paper]) -> Report:
@@ -217,7 +220,7 @@ class Syncer:
             self.report.deleted[NOTE] += len(self._removed_notes(papers))
             return
         self._push_creates(creates)
-        self._push_updates(updates)
+        self._push_updates(updates + self._late_updates)
         self._delete_removed_notes(papers)
         self._flush()
         self.state.set_library_version(start_version)
@@ -385,36 +388,60 @@ class Syncer:
         pending = [o for o in creates if o.row is not None and o.row.status == PENDING]
         if not pending:
             return creates
-        found = self.client.versions_of(o.key for o in pending)
-        settled = {o.key for o in pending if o.key in found}
+        found = self.client.items_by_key(o.key for o in pending)
         rows = []
         for obj in pending:
-            if obj.key not in settled:
-                continue
-            pushed = obj.row.pushed or {"local": obj.data}
-            row = replace(
-                obj.row,
-                status=SYNCED,
-                version=found[obj.key],
-                pushed=pushed,
-                pushed_hash=digest(pushed["local"]),
-            )
-            rows.append(row)
-            obj.row = row
-            if row.pushed_hash == obj.digest:
-                self.report.unchanged[obj.kind] += 1
-            else:
-                updates.append(obj)
+            if obj.key in found:
+                obj.row = self._adopt(obj, found[obj.key])
+                rows.append(obj.row)
+                if obj.row.pushed_hash == obj.digest:
+                    self.report.unchanged[obj.kind] += 1
+                else:
+                    updates.append(obj)
         if rows and not self.options.dry_run:
             self._save(rows)
-        return [o for o in creates if o.key not in settled]
+        return [o for o in creates if o.key not in found]
+
+    def _adopt(self, obj: _Object, remote: dict[str, Any]) -> SyncRow:
+        """A synced row for an object found in Zotero under our key.
+
+        When Zotero holds what we map now, that is the base; otherwise Zotero's data is, so
+        the next merge pushes our changes and keeps what was edited there.
+        """
+        assert obj.data is not None
+        held = strip_server_fields(remote["data"])
+        base = obj.data if not differs(obj.data, held) else held
+        return SyncRow(
+            obj.kind,
+            obj.local_id,
+            obj.key,
+            SYNCED,
+            remote["version"],
+            digest(base),
+            {"local": base},
+            obj.parent_key,
+            obj.generation,
+        )
 
     def _settle_existing(self, objs: list[_Object]) -> list[_Object]:
-        """After an ambiguous create: mark the keys that exist as synced; return the rest."""
+        """After an ambiguous create: adopt the keys that exist; return the rest."""
         if not objs:
             return []
-        found = self.client.versions_of(o.key for o in objs)
-        self._mark_synced([(o, o.data, found[o.key]) for o in objs if o.key in found], created=True)
+        found = self.client.items_by_key(o.key for o in objs)
+        rows = []
+        for obj in objs:
+            if obj.key in found:
+                obj.row = self._adopt(obj, found[obj.key])
+                rows.append(obj.row)
+                if obj.row.pushed_hash != obj.digest:
+                    self._late_updates.append(obj)
+        if rows:
+            self._save(rows, wait=False)
+            for obj in objs:
+                if obj.key in found:
+                    self.report.created[obj.kind] += 1
+            self._done += len(rows)
+            self.progress(self._done, self._total)
         return [o for o in objs if o.key not in found]
 
     # -- push: creates -------------------------------------------------------------------
@@ -442,21 +469,26 @@ class Syncer:
         ready: queue.Queue[list[_Object] | BaseException | None] = queue.Queue(maxsize=4)
         stop = threading.Event()
 
+        def offer(item: list[_Object] | BaseException | None) -> bool:
+            while not stop.is_set():
+                try:
+                    ready.put(item, timeout=0.1)
+                    return True
+                except queue.Full:
+                    continue
+            return False
+
         def produce() -> None:
             try:
                 for chunk in _chunks(objs, MAX_OBJECTS):
                     for obj in chunk:
                         self._fill(obj)
-                    while not stop.is_set():
-                        try:
-                            ready.put(chunk, timeout=0.1)
-                            break
-                        except queue.Full:
-                            continue
+                    if not offer(chunk):
+                        return
             except BaseException as exc:  # handed to the consumer, raised there
-                ready.put(exc)
+                offer(exc)
                 return
-            ready.put(None)
+            offer(None)
 
         thread = threading.Thread(target=produce, name="bib-sync-map", daemon=True)
         thread.start()

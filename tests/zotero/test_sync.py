@@ -297,3 +297,18 @@ def test_lost_sync_state_adopts_existing_items_instead_of_duplicating(
     zotero_server.log.clear()
     run_sync(seeded_library)
     assert zotero_server.log.writes() == []
+
+
+def test_lost_sync_state_still_pushes_a_change_made_meanwhile(
+    zotero_server, seeded_library, run_sync
+):
+    run_sync(seeded_library)
+    with open_store(seeded_library) as store:
+        store.conn.execute("DELETE FROM zotero_object")
+        note = store.notes()[0]
+        store.edit_note(note.id, "Changed while the state was lost")
+    report = run_sync(seeded_library)
+    assert report.ok
+    texts = [n["note"] for n in zotero_server.notes()]
+    assert any("Changed while the state was lost" in t for t in texts)
+    assert len(texts) == 3
