@@ -29,15 +29,18 @@ _ARXIV = re.compile(
 HASH_LENGTH = 16
 
 
-_ASCII_WORDS = str.maketrans({chr(c): " " for c in range(128) if not chr(c).isalnum()})
+_ASCII_WORDS = bytes(
+    c + 32 if 65 <= c <= 90 else c if chr(c).isalnum() and c < 128 else 32 for c in range(256)
+)
+"""A bytes.translate table: ASCII letters to lower case, every other byte to a space."""
 
 
 def normalize_text(text: str) -> str:
     """Text reduced to its words: what stays the same however the list was typed."""
     if text.isascii():
-        text = text.lower()
         if "\\" not in text and "](" not in text:  # fast path: no markup with hidden words
-            return " ".join(text.translate(_ASCII_WORDS).split())
+            return b" ".join(text.encode("ascii").translate(_ASCII_WORDS).split()).decode()
+        text = text.lower()
     else:
         text = unicodedata.normalize("NFKC", text).casefold()
     if "\\" in text or "](" in text:

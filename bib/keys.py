@@ -22,52 +22,9 @@ SAFE_SOURCE_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_:-]*[A-Za-z0-9]|[A-Za-z]")
 """Keys that BibTeX, biber and pandoc all read without quoting: kept as given."""
 
 STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "on",
-        "of",
-        "for",
-        "to",
-        "in",
-        "with",
-        "via",
-        "and",
-        "or",
-        "is",
-        "are",
-        "do",
-        "does",
-        "can",
-        "how",
-        "why",
-        "what",
-        "when",
-        "where",
-        "which",
-        "toward",
-        "towards",
-        "from",
-        "by",
-        "at",
-        "as",
-        "into",
-        "beyond",
-        "under",
-        "over",
-        "rethinking",
-        "revisiting",
-        "learning",
-        "only",
-        "this",
-        "these",
-        "our",
-        "their",
-        "its",
-        "new",
-        "novel",
-    ]
+    "a an the on of for to in with via and or is are do does can how why what when where "  # noqa: SIM905
+    "which toward towards from by at as into beyond under over rethinking revisiting "
+    "learning only this these our their its new novel".split()
 )
 _FOLD = str.maketrans(
     {"ß": "ss", "æ": "ae", "Æ": "ae", "ø": "o", "Ø": "o", "ł": "l", "Ł": "l", "đ": "d",

@@ -72,6 +72,7 @@ Node = str | Math | Styled | Link | Logo
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
 _SPACE = re.compile(r"\s+")
+_DIRTY_ASCII = re.compile(r"[\x00-\x1f\x7f]")
 # One character class (a C-speed scan): control characters and whitespace other than " ".
 _DIRTY = re.compile(
     r"[\x00-\x1f\x7f-\x9f\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
@@ -296,7 +297,7 @@ class _Delim:
 
 def clean(text: str) -> str:
     """Drop control characters and NULs, collapse whitespace (a field is one paragraph)."""
-    if "  " not in text and _DIRTY.search(text) is None:
+    if "  " not in text and (_DIRTY_ASCII if text.isascii() else _DIRTY).search(text) is None:
         return text.strip()
     return _SPACE.sub(" ", _CONTROL.sub("", text)).strip()
 
@@ -350,10 +351,6 @@ def _parse(src: _Source, start: int, end: int, depth: int) -> list[Node]:
     return _emphasis(items)
 
 
-def _is_space(ch: str) -> bool:
-    return ch == "" or ch.isspace()
-
-
 _ASCII_PUNCT = frozenset(string.punctuation)
 
 
@@ -365,19 +362,17 @@ def _is_punct(ch: str) -> bool:
 
 def _delim(s: str, j: int, k: int, start: int, end: int) -> _Delim:
     """CommonMark's flanking rules, with the edges of the parsed span counting as spaces."""
-    before = s[j - 1] if j > start else ""
-    after = s[k] if k < end else ""
-    left = not _is_space(after) and (not _is_punct(after) or _is_space(before) or _is_punct(before))
-    right = not _is_space(before) and (
-        not _is_punct(before) or _is_space(after) or _is_punct(after)
-    )
+    before = s[j - 1] if j > start else " "
+    after = s[k] if k < end else " "
+    before_space = before.isspace()
+    after_space = after.isspace()
+    before_punct = not before_space and _is_punct(before)
+    after_punct = not after_space and _is_punct(after)
+    left = not after_space and (not after_punct or before_space or before_punct)
+    right = not before_space and (not before_punct or after_space or after_punct)
     if s[j] == "_":
-        return _Delim(
-            "_",
-            k - j,
-            left and (not right or _is_punct(before)),
-            right and (not left or _is_punct(after)),
-        )
+        can_open = left and (not right or before_punct)
+        return _Delim("_", k - j, can_open, right and (not left or after_punct))
     return _Delim("*", k - j, left, right)
 
 
@@ -567,9 +562,12 @@ def to_latex(text: str, *, ascii: bool = False, protect: bool = False) -> str:
     text = clean(text)
     if ascii:
         text = unicodedata.normalize("NFC", text)
-    out: list[str] = []
-    _render_latex(parse(text), protect, out)
-    result = "".join(out)
+    if _STOP.search(text) is None:  # no markup at all: the common case for titles and notes
+        result = _protect(text) if protect else _escape(text)
+    else:
+        out: list[str] = []
+        _render_latex(parse(text), protect, out)
+        result = "".join(out)
     return to_ascii(result) if ascii else result
 
 
@@ -613,13 +611,15 @@ def _render_link(node: Link, protect: bool, out: list[str]) -> None:
 
 def _protect(text: str) -> str:
     """Brace words with a capital after their first letter (USMoE, LLM, dLLMs)."""
+    if text.islower() or text.lower() == text:
+        return _escape(text)
     out: list[str] = []
     pos = 0
     for m in _WORD.finditer(text):
-        word = m.group()
-        if len(word) > 1 and any(ch.isupper() for ch in word[1:]):
+        tail = m.group()[1:]
+        if tail and tail.lower() != tail:
             out.append(_escape(text[pos : m.start()]))
-            out.append("{" + word + "}")
+            out.append("{" + m.group() + "}")
             pos = m.end()
     out.append(_escape(text[pos:]))
     return "".join(out)
@@ -707,7 +707,10 @@ def verbatim_value(value: str) -> str:
 
 def to_text(text: str) -> str:
     """Record text -> plain Unicode: markdown stripped, commands dropped, math rendered."""
-    return clean(_plain(parse(clean(text))))
+    text = clean(text)
+    if _STOP.search(text) is None:
+        return text
+    return clean(_plain(parse(text)))
 
 
 def _plain(nodes: list[Node]) -> str:

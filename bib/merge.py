@@ -52,6 +52,8 @@ def combine(lead: Record, other: Record) -> Record:
     for name in _SCALARS:
         if not getattr(lead, name) and getattr(other, name):
             changes[name] = getattr(other, name)
+    if lead.title_derived and other.title and not other.title_derived:
+        changes["title"] = other.title  # a published title beats one bib derived
     if "title" in changes:
         changes["title_derived"] = other.title_derived
     for name in _UNITED:

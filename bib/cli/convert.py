@@ -21,6 +21,10 @@ PROGRESS_AFTER = 2000
 """Records after which a terminal gets a progress display: short runs stay quiet."""
 
 
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" + ("" if number == 1 else "s")
+
+
 def _year(value: str | None) -> int | None:
     if value is None:
         return None
@@ -57,7 +61,7 @@ def _targets(outputs: tuple[Path, ...], fmt: str | None) -> list[tuple[Path | No
     return [(path, writers.format_for_path(path)) for path in outputs]
 
 
-def _progress_stage(console: Console) -> pipeline.Stage:
+def progress_stage(console: Console) -> pipeline.Stage:
     def stage(records: Iterable[Record]) -> Iterator[Record]:
         progress: Progress | None = None
         task = None
@@ -94,7 +98,9 @@ def _progress_stage(console: Console) -> pipeline.Stage:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Write here (repeatable); .bib -> bibtex, .biblatex.bib -> biblatex, .json -> csl-json.",
 )
-@click.option("--venue", help="Venue short name (ICML, NeurIPS, ...); overrides list headers.")
+@click.option(
+    "--venue", metavar="NAME", help="Venue short name (ICML, NeurIPS, ...); overrides list headers."
+)
 @click.option("--year", "year_text", metavar="YEAR", help="Year; overrides list headers.")
 @click.option(
     "--from",
@@ -138,7 +144,7 @@ def convert(
     console = Console(stderr=True)
     stages = list(pipeline.DEFAULT_STAGES)
     if sys.stderr.isatty():
-        stages.append(_progress_stage(console))
+        stages.append(progress_stage(console))
     result = pipeline.run(
         inputs,
         fmt=source_format,
@@ -158,10 +164,10 @@ def convert(
             write_atomic(path, text)
     stats = result.stats
     where = ", ".join(str(path) if path else "stdout" for path, _ in targets)
-    files = "file" if stats.files == 1 else "files"
     click.echo(
-        f"bib: {stats.records} records from {stats.files} {files}, "
-        f"{stats.merged} duplicates merged, {stats.titles_derived} titles derived -> {where}",
+        f"bib: {_count(stats.records, 'record')} from {_count(stats.files, 'file')}, "
+        f"{_count(stats.merged, 'duplicate')} merged, "
+        f"{_count(stats.titles_derived, 'title')} derived -> {where}",
         err=True,
     )
 

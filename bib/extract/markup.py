@@ -18,51 +18,65 @@ _MARKUP = re.compile(
 )
 
 
-_STARS = re.compile(r"(?P<inner>)\*{1,3}")
+_STARS = re.compile(r"\*{1,3}")
 
 
 @dataclass(frozen=True, slots=True)
 class Plain:
-    """`text` is the abstract without markup; segment i starts at `starts[i]` in `text`
-    and at `origins[i]` in the abstract."""
+    """`text` is `source` without markup; spans in `text` map back to `source`."""
 
     text: str
-    starts: tuple[int, ...] = (0,)
-    origins: tuple[int, ...] = (0,)
+    source: str = ""
+    pattern: re.Pattern[str] | None = None
 
     def source_span(self, start: int, end: int) -> Span:
         """The span in the verbatim abstract of plain `[start, end)`."""
-        if end <= start:
-            return (self._origin(start), self._origin(start))
-        return (self._origin(start), self._origin(end - 1) + 1)
+        if self.pattern is None:
+            return (start, end)
+        starts, origins = self._segments()
+        return (
+            _origin(starts, origins, start),
+            _origin(starts, origins, end - 1) + 1
+            if end > start
+            else _origin(starts, origins, start),
+        )
 
-    def _origin(self, pos: int) -> int:
-        segment = bisect_right(self.starts, pos) - 1
-        return self.origins[segment] + pos - self.starts[segment]
+    def _segments(self) -> tuple[list[int], list[int]]:
+        """Where each unmarked segment starts, in the plain text and in the source."""
+        assert self.pattern is not None
+        starts, origins = [0], [0]
+        length = last = 0
+        for match in self.pattern.finditer(self.source):
+            for cut_start, cut_end in _cuts(match):
+                length += cut_start - last
+                last = cut_end
+                starts.append(length)
+                origins.append(cut_end)
+        return starts, origins
+
+
+def _cuts(match: re.Match[str]) -> list[tuple[int, int]]:
+    if match.re is _STARS or match.group("inner") is None:
+        return [match.span()]
+    return [(match.start(), match.start("inner")), (match.end("inner"), match.end())]
+
+
+def _origin(starts: list[int], origins: list[int], pos: int) -> int:
+    segment = bisect_right(starts, pos) - 1
+    return origins[segment] + pos - starts[segment]
 
 
 def plain(abstract: str) -> Plain:
     """Drop markdown emphasis markers and LaTeX emphasis commands, keeping their words."""
-    if "*" not in abstract and "\\" not in abstract:
-        return Plain(abstract)
-    cuts: list[tuple[int, int]] = []
-    pattern = _MARKUP if "\\" in abstract else _STARS
-    for match in pattern.finditer(abstract):
-        if match.group("inner") is None or pattern is _STARS:
-            cuts.append(match.span())
-        else:
-            cuts.append((match.start(), match.start("inner")))
-            cuts.append((match.end("inner"), match.end()))
-    pieces, starts, origins = [], [0], [0]
-    last = length = 0
-    for start, end in cuts:
-        pieces.append(abstract[last:start])
-        length += start - last
-        last = end
-        starts.append(length)
-        origins.append(end)
-    pieces.append(abstract[last:])
-    return Plain("".join(pieces), tuple(starts), tuple(origins))
+    if "\\" in abstract:
+        return Plain(_MARKUP.sub(_keep_inner, abstract), abstract, _MARKUP)
+    if "*" in abstract:
+        return Plain(_STARS.sub("", abstract), abstract, _STARS)
+    return Plain(abstract)
+
+
+def _keep_inner(match: re.Match[str]) -> str:
+    return match.group("inner") or ""
 
 
 def anchored(pattern: re.Pattern[str], text: str, anchors: tuple[str, ...]) -> list[re.Match[str]]:

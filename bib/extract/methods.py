@@ -41,26 +41,7 @@ _TOKEN = r"[A-Z0-9][\w.]*?(?:[-\u2010][\w]+)*"
 _CAP_TOKEN = re.compile(r"(?:[A-Z][\w]*|\d+[A-Za-z][\w]*)(?:[-\u2010][\w]+)*")
 _ARTICLE = re.compile(r"(?:the|a|an)\s+", re.IGNORECASE)
 _FUNCTION = frozenset(
-    [
-        "of",
-        "for",
-        "and",
-        "via",
-        "with",
-        "from",
-        "in",
-        "on",
-        "to",
-        "the",
-        "a",
-        "an",
-        "through",
-        "by",
-        "under",
-        "at",
-        "as",
-        "or",
-    ]
+    "of for and via with from in on to the a an through by under at as or".split()  # noqa: SIM905
 )
 _CONNECTOR = re.compile(
     r"\s*(?:[,:;.(]|$)|\s+(?:series|to|which|that|as|for|with|in|on|by|is|was|achieves)\b"
@@ -74,6 +55,7 @@ _RESULT = re.compile(
     r"(?:reduces|improves|achieves|outperforms|yields|delivers|attains|surpasses|enables)\b"
 )
 _MAX_HEAD_WORDS = 12
+_NOT_EXPANSION = re.compile(r"^(?:e\.g|i\.e|see)\b|\bet al\b|\b(?:19|20)\d\d\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,7 +218,7 @@ def _from_paren(head: str, inner: str) -> tuple[str, str] | None:
         long = long_form(head, inner)
         return (inner, long) if long else (inner, head if len(head_words) <= 8 else "")
     named_head = len(head_words) == 1 and (_is_name_like(head) or head[0].isupper())
-    if named_head and len(inner_words) > 1 and not inner.lower().startswith(("e.g", "i.e")):
+    if named_head and len(inner_words) > 1 and not _NOT_EXPANSION.search(inner):
         return head, inner
     return None
 

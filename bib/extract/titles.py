@@ -18,34 +18,8 @@ from bib.record import Record, TagKind
 
 MAX_WORDS = 12
 _MINOR = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "and",
-        "or",
-        "nor",
-        "but",
-        "of",
-        "for",
-        "to",
-        "in",
-        "on",
-        "at",
-        "by",
-        "via",
-        "with",
-        "from",
-        "as",
-        "into",
-        "over",
-        "under",
-        "per",
-        "vs",
-        "versus",
-        "than",
-        "through",
-    ]
+    "a an the and or nor but of for to in on at by via with from as into over under per "  # noqa: SIM905
+    "vs versus than through".split()
 )
 _CUT_BEFORE = _MINOR - {"a", "an", "the", "and", "or", "nor", "but"} | {"while", "when"}
 _DROP = re.compile(r"\b(?:novel|new|simple|principled|comprehensive)\s+", re.IGNORECASE)

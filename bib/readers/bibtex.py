@@ -45,30 +45,9 @@ ENTRY_TYPES: dict[str, EntryType] = {
     "unpublished": EntryType.MISC,
 }
 _CONSUMED = frozenset(
-    [
-        "ENTRYTYPE",
-        "ID",
-        "title",
-        "author",
-        "booktitle",
-        "journal",
-        "journaltitle",
-        "eventtitle",
-        "publisher",
-        "series",
-        "year",
-        "date",
-        "abstract",
-        "url",
-        "doi",
-        "eprint",
-        "archiveprefix",
-        "eprinttype",
-        "primaryclass",
-        "keywords",
-        "note",
-        "venue",
-    ]
+    "ENTRYTYPE ID title author booktitle journal journaltitle eventtitle publisher series "  # noqa: SIM905
+    "year date abstract url doi eprint archiveprefix eprinttype primaryclass keywords "
+    "note venue".split()
 )
 _ENTRY_START = re.compile(r"@\s*([A-Za-z]+)\s*([{(])")
 _MATH = re.compile(r"(\$\$.+?\$\$|\$(?:\\.|[^$\\])+\$|\\\(.+?\\\)|\\\[.+?\\\])", re.DOTALL)

@@ -7,29 +7,7 @@ import re
 from bib.record import Author
 
 _PARTICLES = frozenset(
-    [
-        "van",
-        "von",
-        "der",
-        "den",
-        "de",
-        "del",
-        "della",
-        "di",
-        "da",
-        "dos",
-        "das",
-        "du",
-        "la",
-        "le",
-        "ter",
-        "ten",
-        "zu",
-        "bin",
-        "ibn",
-        "al",
-        "el",
-    ]
+    "van von der den de del della di da dos das du la le ter ten zu bin ibn al el".split()  # noqa: SIM905
 )
 _SEPARATORS = re.compile(r"\s*;\s*|\s+and\s+|\s*&\s*", re.IGNORECASE)
 _LATIN = re.compile(r"[A-Za-zÀ-ɏ]")

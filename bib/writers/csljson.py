@@ -237,4 +237,5 @@ def render(records: Iterable[Record], *, tag_kinds: Iterable[TagKind] = DEFAULT_
     records = sorted(records, key=lambda r: r.key)
     check_unique_keys(records)
     kinds = tuple(tag_kinds)
-    return dumps(item(r, kinds) for r in records)
+    items = [item(r, kinds) for r in records]  # item() has validated each one
+    return _pretty(items, "") + "\n"

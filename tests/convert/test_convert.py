@@ -152,6 +152,52 @@ def test_output_reads_back_to_the_same_records(converted, name, tmp_path):
     fields = ("key", "title", "title_derived", "year", "venue", "container_title", "note")
 
     def summary(records):
-        return {tuple(getattr(r, f) for f in fields) + (frozenset(r.links),) for r in records}
+        return {(*(getattr(r, f) for f in fields), frozenset(r.links)) for r in records}
 
     assert summary(pipeline.load([written])) == summary(pipeline.load([SEEDS]))
+
+
+def test_bibtex_to_csl_json_to_bibtex_keeps_titles_years_and_accented_names(cli, tmp_path):
+    from bib.readers import read
+
+    source = tmp_path / "in.bib"
+    source.write_text(
+        "@inproceedings{Muller2024, title={{\\\"U}ber {USMoE} Caf\\'e}, year={2024},\n"
+        '  author={M{\\"u}ller, J{\\"o}rg and {\\L}ukasz Nowak and Fran{\\c c}ois Dupont},\n'
+        "  booktitle={Proceedings of the 41st International Conference on Machine Learning}}\n",
+        encoding="utf-8",
+    )
+    middle, final = tmp_path / "mid.json", tmp_path / "out.bib"
+    assert cli("convert", source, "-o", middle).exit_code == 0
+    assert cli("convert", middle, "-o", final).exit_code == 0
+    [before], [after] = list(read(source)), list(read(final))
+    assert (after.key, after.title, after.year) == (before.key, before.title, before.year)
+    assert after.authors == before.authors
+    assert [a.display for a in after.authors] == ["Jörg Müller", "Łukasz Nowak", "François Dupont"]
+
+
+def test_summary_uses_singular_for_one(cli):
+    result = cli(
+        "convert", "-", "--venue", "ICML", "--year", "2026", input="We propose X1Net, a net.\n"
+    )
+    assert result.stderr.splitlines()[-1] == (
+        "bib: 1 record from 1 file, 0 duplicates merged, 1 title derived -> stdout"
+    )
+
+
+def test_stdin_through_the_real_process(bib_process):
+    text = "ICML 2026 Papers\n\nWe propose FairJudge, an adaptive judge.\n"
+    done = bib_process("convert", "-", "--from", "paperlist", "-f", "csl-json", input=text)
+    assert done.returncode == 0, done.stderr
+    [item] = json.loads(done.stdout)
+    assert (item["id"], item["event-title"]) == ("fairjudge2026", "ICML 2026")
+
+
+def test_directory_without_inputs_is_refused(cli, tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = cli("convert", empty)
+    assert result.exit_code == 2
+    assert (
+        result.stderr == f"bib: error: {empty}: directory has no .txt, .md, .bib or .json files\n"
+    )

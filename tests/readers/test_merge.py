@@ -53,3 +53,11 @@ def test_different_papers_stay_apart():
     one = Record(id="abs:1", abstract="One.", sources=(Source("a", 1),))
     two = Record(id="abs:2", abstract="Two.", sources=(Source("a", 3),))
     assert merge([one, two]) == ([one, two], 0)
+
+
+def test_published_title_replaces_a_derived_one():
+    derived = Record(id="abs:1", abstract="Same.", title="X: Derived", title_derived=True,
+                     sources=(Source("a", 1),))  # fmt: skip
+    real = Record(id="abs:1", abstract="Same.", title="The Real Title", sources=(Source("b", 1),))
+    [merged], _ = merge([derived, real])
+    assert (merged.title, merged.title_derived) == ("The Real Title", False)

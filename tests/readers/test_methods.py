@@ -116,3 +116,8 @@ def test_stage_sets_method_and_adds_a_method_tag():
 @pytest.mark.parametrize("text", ["", "Short text without any claim."])
 def test_no_claim_no_name(text):
     assert find_method(text) is None
+
+
+def test_citation_in_parentheses_is_not_a_long_form():
+    found = find_method("We introduce GraphX (Smith et al., 2020), a model.")
+    assert (found.name, found.long_form) == ("GraphX", "")
