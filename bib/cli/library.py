@@ -138,7 +138,12 @@ def stars(rating: int | None) -> str:
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("--venue", help="Venue for paper lists whose header does not name one.")
 @click.option("--year", type=int, help="Year for paper lists whose header does not name one.")
-@click.option("--from", "fmt", help="Input format when the suffix does not tell (as for convert).")
+@click.option(
+    "--from",
+    "fmt",
+    type=click.Choice(["paperlist", "bibtex", "csl-json"]),
+    help="Input format of '-' (standard input), as for convert.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.pass_context
 def add(
@@ -160,10 +165,13 @@ def add(
       bib add seeds/
       bib add icml2026.txt --venue ICML --year 2026
       bib add refs.bib zotero-export.json
+      cat list.txt | bib add - --from paperlist --venue NeurIPS --year 2025
     """
     from bib import keys, pipeline
 
-    records = pipeline.load(list(inputs), fmt=fmt, venue=venue, year=year, report=diagnostic)
+    records = pipeline.load(
+        list(inputs), fmt=fmt, venue=venue, year=year, report=lambda m: diagnostic(f"bib: {m}")
+    )
     with open_library(ctx) as store:
         pinned = store.pinned_keys()
         reserved = {f"alias:{k}": k for k in store.taken_keys() - set(pinned.values())}

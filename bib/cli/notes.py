@@ -20,16 +20,14 @@ from bib.cli.library import (
 from bib.errors import BibError
 
 
-def note_text(text: str | None, *, current: str = "") -> str:
-    """TEXT itself, standard input for `-`, or the user's $EDITOR when absent."""
+def note_text(text: str | None, *, current: str = "") -> str | None:
+    """TEXT itself, standard input for `-`, or the user's $EDITOR when absent (None when
+    the editor was closed without saving)."""
     if text == "-":
         return sys.stdin.read()
     if text is not None:
         return text
-    edited = click.edit(current, extension=".md", require_save=True)
-    if edited is None:
-        raise BibError("empty note: nothing saved (the editor was closed without saving)")
-    return edited
+    return click.edit(current, extension=".md", require_save=True)
 
 
 @click.group("note")
@@ -59,6 +57,8 @@ def note_add(ctx: click.Context, key: str, text: str | None) -> None:
       bib note add usmoe2026            (opens $EDITOR)
     """
     body = note_text(text)
+    if body is None:
+        raise BibError("empty note: nothing saved (the editor was closed without saving)")
     with open_library(ctx) as store:
         added = store.add_note(key, body)
     click.echo(added.id)
@@ -114,6 +114,9 @@ def note_edit(ctx: click.Context, note_id: int, text: str | None) -> None:
         if current.deleted:
             raise BibError(f"note {note_id} is deleted; `bib note restore {note_id}` first")
         body = note_text(text, current=current.body)
+        if body is None:
+            diagnostic(f"note {note_id}: unchanged (the editor was closed without saving)")
+            return
         if store.note(note_id).updated != current.updated:
             diagnostic(
                 f"note {note_id} changed while you were editing; your text is saved and the "

@@ -88,3 +88,10 @@ def test_add_venue_and_year_options(cli, tmp_path: Path) -> None:
     assert cli("add", plain, "--venue", "NeurIPS", "--year", "2024").exit_code == 0
     paper = json.loads(cli("show", "foonet2024", "--json").stdout)
     assert (paper["venue"], paper["year"]) == ("NeurIPS", 2024)
+
+
+def test_add_reads_standard_input_with_from(cli) -> None:
+    text = "Papers\n\nWe propose BarNet, a network for bar that beats every foo baseline.\n"
+    result = cli("add", "-", "--from", "paperlist", "--venue", "ICLR", "--year", "2025", input=text)
+    assert result.exit_code == 0
+    assert json.loads(cli("show", "barnet2025", "--json").stdout)["venue"] == "ICLR"

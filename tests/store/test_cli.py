@@ -371,3 +371,16 @@ def test_real_process_unknown_key_exits_2_without_traceback(
     result = bib_process("rate", "judge2025", "3")
     assert result.returncode == 2
     assert result.stderr == "bib: error: unknown key 'judge2025'; did you mean: judge2026?\n"
+
+
+def test_note_edit_closed_without_saving_changes_nothing(
+    cli, store: SQLiteStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    note = store.add_note("usmoe2026", "as it was")
+    script = tmp_path / "noop.py"
+    script.write_text("pass\n")
+    monkeypatch.setenv("EDITOR", f"{sys.executable} {script}")
+    result = cli("note", "edit", str(note.id))
+    assert result.exit_code == 0
+    assert "unchanged" in result.stderr
+    assert (store.note(note.id).body, store.history(note.id)) == ("as it was", [])
