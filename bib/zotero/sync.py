@@ -25,7 +25,7 @@ from typing import Any
 from annotations.sync_state import DELETED_REMOTE, PENDING, SYNCED, SyncRow, SyncState
 from bib.errors import OperationError
 from bib.zotero import mapping
-from bib.zotero.client import MAX_OBJECTS, ZoteroClient, ZoteroHTTPError, new_write_token
+from bib.zotero.client import MAX_OBJECTS, ZoteroClient, ZoteroHTTPError, encode, new_write_token
 from bib.zotero.merge import FieldConflict, Prefer, differs, merge, strip_server_fields
 
 KEY_ALPHABET = "23456789ABCDEFGHIJKLMNPQRSTUVWXYZ"
@@ -105,11 +105,14 @@ class _Object:
     source: Any = None
     """The Paper or Note to map later, when `data` is None (new papers, mapped while the
     previous batch is on the wire)."""
+    _digest: str | None = None
 
     @property
     def digest(self) -> str:
-        assert self.data is not None
-        return digest(self.data)
+        if self._digest is None:
+            assert self.data is not None
+            self._digest = digest(self.data)
+        return self._digest
 
     @property
     def label(self) -> str:
@@ -455,21 +458,24 @@ class Syncer:
             for o in creates
         )
         failed_parents: set[str] = set()
-        for batch in self._mapped_batches(creates):
+        for batch, body in self._mapped_batches(creates):
             blocked = [o for o in batch if o.parent_key in failed_parents]
             for obj in blocked:
                 self._fail(obj, "its paper could not be created")
-            batch = [o for o in batch if o.parent_key not in failed_parents]
-            for obj in self._create_batch(batch):
+            if blocked:
+                batch, body = [o for o in batch if o.parent_key not in failed_parents], None
+            for obj in self._create_batch(batch, body):
                 if obj.kind == ITEM:
                     failed_parents.add(obj.key)
 
-    def _mapped_batches(self, objs: list[_Object]) -> Iterator[list[_Object]]:
-        """Batches of at most 50, mapped on a helper thread while earlier batches travel."""
-        ready: queue.Queue[list[_Object] | BaseException | None] = queue.Queue(maxsize=4)
+    def _mapped_batches(self, objs: list[_Object]) -> Iterator[tuple[list[_Object], bytes]]:
+        """Batches of at most 50, mapped, hashed and encoded on a helper thread while
+        earlier batches travel: the main thread only sends and books."""
+        Batch = tuple[list[_Object], bytes]
+        ready: queue.Queue[Batch | BaseException | None] = queue.Queue(maxsize=4)
         stop = threading.Event()
 
-        def offer(item: list[_Object] | BaseException | None) -> bool:
+        def offer(item: Batch | BaseException | None) -> bool:
             while not stop.is_set():
                 try:
                     ready.put(item, timeout=0.1)
@@ -483,7 +489,9 @@ class Syncer:
                 for chunk in _chunks(objs, MAX_OBJECTS):
                     for obj in chunk:
                         self._fill(obj)
-                    if not offer(chunk):
+                        obj.digest  # noqa: B018 - computed here, off the critical path
+                    body = encode([{**o.data, "key": o.key} for o in chunk])  # type: ignore[dict-item]
+                    if not offer((chunk, body)):
                         return
             except BaseException as exc:  # handed to the consumer, raised there
                 offer(exc)
@@ -501,17 +509,23 @@ class Syncer:
             stop.set()
             thread.join()
 
-    def _create_batch(self, batch: list[_Object], attempts: int = 3) -> list[_Object]:
+    def _create_batch(
+        self, batch: list[_Object], body: bytes | None = None, attempts: int = 3
+    ) -> list[_Object]:
         """Create a batch; returns the objects that failed for good."""
         failed: list[_Object] = []
         todo = batch
         for _ in range(attempts):
             if not todo:
                 return failed
-            payload = [{**o.data, "key": o.key} for o in todo]
+            payload = [{**o.data, "key": o.key} for o in todo]  # type: ignore[dict-item]
             try:
                 result = self.client.post(
-                    "create items", "items", payload, write_token=new_write_token()
+                    "create items",
+                    "items",
+                    payload,
+                    write_token=new_write_token(),
+                    body=body if todo is batch else None,
                 )
             except ZoteroHTTPError as exc:
                 for obj in todo:
