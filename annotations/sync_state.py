@@ -33,6 +33,7 @@ class SyncRow:
     pushed: dict[str, Any] | None = None
     parent_key: str | None = None
     generation: int = 0
+    source_hash: str | None = None
 
 
 class SyncState:
@@ -86,35 +87,46 @@ class SyncState:
             )
 
     # -- objects -------------------------------------------------------------------------
-    def rows(self, kind: str | None = None) -> dict[tuple[str, str], SyncRow]:
+    def rows(self) -> dict[tuple[str, str], SyncRow]:
+        """Every row of the library, without the pushed JSON (see `pushed_of`)."""
         sql = (
-            "SELECT kind, local_id, zotero_key, status, version, pushed_hash, pushed, "
-            "parent_key, generation FROM zotero_object WHERE library = ?"
+            "SELECT kind, local_id, zotero_key, status, version, pushed_hash, parent_key, "
+            "generation, source_hash FROM zotero_object WHERE library = ?"
         )
-        params: tuple[Any, ...] = (self.library,)
-        if kind:
-            sql += " AND kind = ?"
-            params += (kind,)
         out = {}
-        for r in self.db.execute(sql, params):
-            row = SyncRow(
-                r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]) if r[6] else None, r[7], r[8]
-            )
+        for r in self.db.execute(sql, (self.library,)):
+            row = SyncRow(r[0], r[1], r[2], r[3], r[4], r[5], None, r[6], r[7], r[8])
             out[(row.kind, row.local_id)] = row
         return out
 
+    def pushed_of(self, ids: Iterable[tuple[str, str]]) -> dict[tuple[str, str], dict[str, Any]]:
+        """The pushed JSON of the given (kind, local id) pairs that have one."""
+        out = {}
+        for kind, local_id in ids:
+            found = self.db.execute(
+                "SELECT pushed FROM zotero_object WHERE library = ? AND kind = ? AND local_id = ?",
+                (self.library, kind, local_id),
+            ).fetchone()
+            if found and found[0]:
+                out[(kind, local_id)] = json.loads(found[0])
+        return out
+
     def save(self, rows: Iterable[SyncRow]) -> None:
-        """Insert or replace rows in one transaction."""
+        """Insert or replace rows in one transaction (a row without pushed JSON keeps the
+        stored one)."""
         with self.transaction():
             self.db.executemany(
                 "INSERT INTO zotero_object (library, kind, local_id, zotero_key, parent_key, "
-                "status, version, pushed_hash, pushed, generation, updated_at) VALUES "
-                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) "
+                "status, version, pushed_hash, pushed, generation, source_hash, updated_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) "
                 "ON CONFLICT (library, kind, local_id) DO UPDATE SET "
                 "zotero_key = excluded.zotero_key, parent_key = excluded.parent_key, "
                 "status = excluded.status, version = excluded.version, "
-                "pushed_hash = excluded.pushed_hash, pushed = excluded.pushed, "
-                "generation = excluded.generation, updated_at = excluded.updated_at",
+                "pushed_hash = excluded.pushed_hash, "
+                "pushed = coalesce(excluded.pushed, zotero_object.pushed), "
+                "generation = excluded.generation, source_hash = excluded.source_hash, "
+                "updated_at = excluded.updated_at",
                 [
                     (
                         self.library,
@@ -127,6 +139,7 @@ class SyncState:
                         r.pushed_hash,
                         json.dumps(r.pushed, sort_keys=True) if r.pushed else None,
                         r.generation,
+                        r.source_hash,
                     )
                     for r in rows
                 ],

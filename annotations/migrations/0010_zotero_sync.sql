@@ -1,7 +1,8 @@
 -- Zotero sync state: which local object lives under which Zotero key, at which version,
 -- and what was last pushed (the base of the three-way merge). One row per object and
 -- library; `library` names the endpoint, library type and id, so two Zotero libraries
--- (or a test server) never share state.
+-- (or a test server) never share state. `pushed_hash` is the hash of the JSON we last pushed;
+-- `source_hash` that of the inputs it was mapped from, so unchanged papers skip the mapping.
 CREATE TABLE IF NOT EXISTS zotero_library (
     library TEXT PRIMARY KEY,
     version INTEGER NOT NULL DEFAULT 0,
@@ -18,6 +19,7 @@ CREATE TABLE IF NOT EXISTS zotero_object (
     version INTEGER,
     pushed_hash TEXT,
     pushed TEXT,
+    source_hash TEXT,
     generation INTEGER NOT NULL DEFAULT 0,
     updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
     PRIMARY KEY (library, kind, local_id),

@@ -29,6 +29,9 @@ from bib.zotero.client import MAX_OBJECTS, ZoteroClient, ZoteroHTTPError, encode
 from bib.zotero.merge import FieldConflict, Prefer, differs, merge, strip_server_fields
 
 KEY_ALPHABET = "23456789ABCDEFGHIJKLMNPQRSTUVWXYZ"
+MAPPING_VERSION = 1
+"""Part of every object's source fingerprint: bump it when `mapping` changes its output,
+so that the next sync maps (and, where the output changed, rewrites) every object."""
 ITEM, NOTE, COLLECTION = "item", "note", "collection"
 
 
@@ -106,6 +109,7 @@ class _Object:
     """The Paper or Note to map later, when `data` is None (new papers, mapped while the
     previous batch is on the wire)."""
     _digest: str | None = None
+    source_hash: str | None = None
 
     @property
     def digest(self) -> str:
@@ -168,6 +172,8 @@ class Syncer:
         self._saves: list[Future[None]] = []
         self._prefetched: dict[str, dict[str, Any]] = {}
         self._late_updates: list[_Object] = []
+        self._refreshed: list[SyncRow] = []
+        self._pushed: dict[tuple[str, str], dict[str, Any]] = {}
         """Objects found in Zotero under our key, holding something else than we map."""
 
     # -- entry point -------------------------------------------------------------------
@@ -218,8 +224,8 @@ class Syncer:
                 self._fill(obj)
             self.report.created[ITEM] += sum(o.kind == ITEM for o in creates)
             self.report.created[NOTE] += sum(o.kind == NOTE for o in creates)
-            self.report.updated[ITEM] += sum(o.kind == ITEM for o in updates)
-            self.report.updated[NOTE] += sum(o.kind == NOTE for o in updates)
+            for obj, _, _ in self._planned_updates(updates):
+                self.report.updated[obj.kind] += 1
             self.report.deleted[NOTE] += len(self._removed_notes(papers))
             return
         self._push_creates(creates)
@@ -356,9 +362,36 @@ class Syncer:
                 creates += objects
                 continue
             for obj in objects:
+                obj.source_hash = self._fingerprint(obj)
+                row = obj.row
+                if row and row.status == SYNCED and row.source_hash == obj.source_hash:
+                    self.report.unchanged[obj.kind] += 1
+                    continue
                 self._fill(obj)
                 self._classify(obj, creates, updates)
+        if self._refreshed and not self.options.dry_run:
+            self._save(self._refreshed, wait=False)
         return creates, updates
+
+    def _fingerprint(self, obj: _Object) -> str:
+        """A hash of everything the object's Zotero JSON is mapped from."""
+        if obj.kind == NOTE:
+            parts: tuple[Any, ...] = (MAPPING_VERSION, obj.source.text, obj.parent_key)
+        else:
+            paper = obj.source
+            fields = sorted(self._allowed.get(mapping.item_type(paper.record), ()))
+            coll = self._collection_keys.get(self._collection_name(paper))
+            parts = (
+                MAPPING_VERSION,
+                paper.record,
+                paper.rating,
+                paper.status,
+                paper.personal_tags,
+                coll,
+                fields,
+                self.options.mapping,
+            )
+        return hashlib.sha256(repr(parts).encode("utf-8")).hexdigest()
 
     def _fill(self, obj: _Object) -> None:
         """Map an object's source to its Zotero JSON (once)."""
@@ -382,6 +415,8 @@ class Syncer:
             creates.append(obj)
         elif row.pushed_hash == obj.digest:
             self.report.unchanged[obj.kind] += 1
+            if row.source_hash != obj.source_hash:
+                self._refreshed.append(replace(row, source_hash=obj.source_hash))
         else:
             updates.append(obj)
 
@@ -424,6 +459,7 @@ class Syncer:
             {"local": base},
             obj.parent_key,
             obj.generation,
+            obj.source_hash if base is obj.data else None,
         )
 
     def _settle_existing(self, objs: list[_Object]) -> list[_Object]:
@@ -490,6 +526,7 @@ class Syncer:
                     for obj in chunk:
                         self._fill(obj)
                         obj.digest  # noqa: B018 - computed here, off the critical path
+                        obj.source_hash = obj.source_hash or self._fingerprint(obj)
                     body = encode([{**o.data, "key": o.key} for o in chunk])  # type: ignore[dict-item]
                     if not offer((chunk, body)):
                         return
@@ -568,14 +605,22 @@ class Syncer:
         ]
         return self.client.items_by_key(changed) if changed else {}
 
-    def _push_updates(self, updates: list[_Object]) -> None:
-        if not updates:
-            return
-        outgoing: list[tuple[_Object, dict[str, Any], int]] = []
+    def _planned_updates(self, updates: list[_Object]) -> list[tuple[_Object, dict[str, Any], int]]:
+        """Merge every changed object; those Zotero already holds drop out."""
+        assert self._writer is not None
+        wanted = [(o.kind, o.local_id) for o in updates if o.row and o.row.pushed is None]
+        self._pushed = self._writer.submit(self.state.pushed_of, wanted).result()
+        outgoing = []
         for obj in updates:
             planned = self._merge(obj, self._prefetched.get(obj.key))
             if planned is not None:
                 outgoing.append(planned)
+        return outgoing
+
+    def _push_updates(self, updates: list[_Object]) -> None:
+        if not updates:
+            return
+        outgoing = self._planned_updates(updates)
         for _ in range(2):
             stale: list[_Object] = []
             for batch in _chunks(outgoing, MAX_OBJECTS):
@@ -596,7 +641,7 @@ class Syncer:
     ) -> tuple[_Object, dict[str, Any], int] | None:
         """What to write for a changed object, or None when Zotero already holds it."""
         assert obj.row is not None
-        pushed = obj.row.pushed or {}
+        pushed = obj.row.pushed or self._pushed.get((obj.kind, obj.local_id), {})
         base = pushed.get("local", {})
         if remote is None:
             written, version = pushed.get("written", base), obj.row.version or 0
@@ -732,6 +777,7 @@ class Syncer:
                     pushed,
                     obj.parent_key,
                     obj.generation,
+                    obj.source_hash,
                 )
             )
             if created:
@@ -740,7 +786,8 @@ class Syncer:
                 self.report.updated[obj.kind] += 1
             else:
                 self.report.unchanged[obj.kind] += 1
-        self._save(rows, wait=False)
+        if not self.options.dry_run:
+            self._save(rows, wait=False)
         self._done += len(done)
         self.progress(self._done, self._total)
 

@@ -312,3 +312,22 @@ def test_lost_sync_state_still_pushes_a_change_made_meanwhile(
     texts = [n["note"] for n in zotero_server.notes()]
     assert any("Changed while the state was lost" in t for t in texts)
     assert len(texts) == 3
+
+
+def test_unchanged_papers_are_not_mapped_again(
+    zotero_server, seeded_library, run_sync, monkeypatch
+):
+    run_sync(seeded_library)
+    with open_store(seeded_library) as store:
+        store.tag(sorted(store.pinned_keys().values())[0], ["fresh"], [])
+    mapped = []
+    original = mapping.item_data
+
+    def counting(paper, **kwargs):
+        mapped.append(paper.record.key)
+        return original(paper, **kwargs)
+
+    monkeypatch.setattr(mapping, "item_data", counting)
+    report = run_sync(seeded_library)
+    assert len(mapped) == 1
+    assert report.updated["item"] == 1
