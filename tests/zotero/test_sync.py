@@ -331,3 +331,18 @@ def test_unchanged_papers_are_not_mapped_again(
     report = run_sync(seeded_library)
     assert len(mapped) == 1
     assert report.updated["item"] == 1
+
+
+def test_dry_run_reports_conflicts_and_writes_nothing(zotero_server, seeded_library, run_sync):
+    run_sync(seeded_library)
+    entries, _ = stored(seeded_library)
+    cite = sorted(entries)[0]
+    item = by_citation_key(zotero_server)[cite]
+    zotero_server.library.edit_item(item["key"], date="2025")
+    _edit_locally(seeded_library, cite, year=2027)
+    zotero_server.log.clear()
+    report = run_sync(seeded_library, dry_run=True)
+    assert zotero_server.log.writes() == []
+    assert [(c.citation_key, c.field) for c in report.conflicts] == [(cite, "date")]
+    assert by_citation_key(zotero_server)[cite]["date"] == "2025"
+    assert run_sync(seeded_library).conflicts  # the real run meets the same conflict
