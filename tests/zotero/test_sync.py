@@ -346,3 +346,13 @@ def test_dry_run_reports_conflicts_and_writes_nothing(zotero_server, seeded_libr
     assert [(c.citation_key, c.field) for c in report.conflicts] == [(cite, "date")]
     assert by_citation_key(zotero_server)[cite]["date"] == "2025"
     assert run_sync(seeded_library).conflicts  # the real run meets the same conflict
+
+
+def test_collection_option_puts_every_paper_in_one_named_collection(
+    zotero_server, seeded_library, run_sync
+):
+    zotero_server.library.write_collections([{"name": "Reading group"}], zotero_server.url)
+    report = run_sync(seeded_library, collection="Reading group")
+    (collection,) = zotero_server.library.collections.values()
+    assert report.created["collection"] == 0  # found by name, reused
+    assert all(i["collections"] == [collection["key"]] for i in zotero_server.top_items())
