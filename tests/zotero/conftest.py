@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import importlib.util
 import sys
 from collections.abc import Callable, Iterator
@@ -34,18 +33,10 @@ server_module = _load_server_module()
 
 
 def seed_records() -> list[Any]:
-    """The seed paper lists as Records with citation keys (bib.pipeline when available)."""
-    paths = sorted(SEEDS.glob("*.txt"))
-    try:
-        from bib import pipeline
-    except ImportError:
-        pipeline = None
-    if pipeline is not None:
-        return pipeline.load(paths)
-    from bib import readers
+    """The seed paper lists as Records with citation keys, as `bib add` stores them."""
+    from bib import pipeline
 
-    records = [r for path in paths for r in readers.read(path)]
-    return [dataclasses.replace(r, key=f"paper{i:03d}") for i, r in enumerate(records)]
+    return pipeline.load(sorted(SEEDS.glob("*.txt")))
 
 
 @pytest.fixture
