@@ -13,13 +13,8 @@ import hashlib
 import re
 import unicodedata
 
-_MARKUP = re.compile(
-    r"\\(?:url|href|textbf|textit|emph|texttt|mathbf|mathrm|text|textsc|underline)\b"  # commands
-    r"|\\[a-zA-Z]+\*?"  # any other command name
-    r"|\]\((?:[^()\s]|\([^()\s]*\))*\)"  # the target part of a markdown link
-    r"|[*_`~{}$\\\[\]]"  # markdown and TeX punctuation
-)
-_NON_WORD = re.compile(r"[\W_]+")
+_HIDDEN = re.compile(r"\\[a-zA-Z]+|\]\((?:[^()\s]|\([^()\s]*\))*\)")
+"""Words a reader never sees: LaTeX command names and the targets of markdown links."""
 _DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.IGNORECASE)
 _ARXIV = re.compile(
     r"^(?:https?://arxiv\.org/(?:abs|pdf)/|arxiv:\s*)?"
@@ -29,23 +24,23 @@ _ARXIV = re.compile(
 HASH_LENGTH = 16
 
 
-_ASCII_WORDS = bytes(
-    c + 32 if 65 <= c <= 90 else c if chr(c).isalnum() and c < 128 else 32 for c in range(256)
+_WORD_BYTES = bytes(
+    c + 32 if 65 <= c <= 90 else c if c >= 128 or chr(c).isalnum() else 32 for c in range(256)
 )
-"""A bytes.translate table: ASCII letters to lower case, every other byte to a space."""
+"""A bytes.translate table for UTF-8: ASCII letters to lower case, ASCII non-alphanumerics
+to spaces, the bytes of other characters kept."""
 
 
 def normalize_text(text: str) -> str:
     """Text reduced to its words: what stays the same however the list was typed."""
-    if text.isascii():
-        if "\\" not in text and "](" not in text:  # fast path: no markup with hidden words
-            return b" ".join(text.encode("ascii").translate(_ASCII_WORDS).split()).decode()
-        text = text.lower()
-    else:
-        text = unicodedata.normalize("NFKC", text).casefold()
     if "\\" in text or "](" in text:
-        text = _MARKUP.sub(" ", text)
-    return " ".join(_NON_WORD.sub(" ", text).split())
+        text = _HIDDEN.sub(" ", text)
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text).casefold()
+        for char in set(text):
+            if char > "\x7f" and not char.isalnum():
+                text = text.replace(char, " ")
+    return b" ".join(text.encode("utf-8").translate(_WORD_BYTES).split()).decode("utf-8")
 
 
 def normalize_doi(doi: str) -> str:

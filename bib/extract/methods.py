@@ -23,6 +23,7 @@ _TRIGGER = re.compile(
     r"contribute)"
     r"|(?:by|via)\s+(?:introducing|proposing)"
     r"|to\s+derive"
+    r"|(?<![\w-])(?:dubbed|called|named|coined)"
     r"|this\s+(?:paper|work)\s+(?:proposes|introduces|presents)"
     r"|we\s+(?:explore|address|tackle)\s+(?:this|these|it)\s+(?:with|via|through|using))\b\s+",
     re.IGNORECASE,
@@ -36,9 +37,13 @@ TRIGGER_ANCHORS = (
     "to derive",
     "this paper",
     "this work",
+    "dubbed",
+    "called",
+    "named",
+    "coined",
 )
-_TOKEN = r"[A-Z0-9][\w.]*?(?:[-\u2010][\w]+)*"
-_CAP_TOKEN = re.compile(r"(?:[A-Z][\w]*|\d+[A-Za-z][\w]*)(?:[-\u2010][\w]+)*")
+_TOKEN = r"[A-Z0-9][\w.]*?(?:[-\u2010][\w]+)*\+*"
+_CAP_TOKEN = re.compile(r"(?:[A-Z][\w]*|\d+[A-Za-z][\w]*)(?:[-\u2010][\w]+)*\+*")
 _ARTICLE = re.compile(r"(?:the|a|an)\s+", re.IGNORECASE)
 _FUNCTION = frozenset(
     "of for and via with from in on to the a an through by under at as or".split()  # noqa: SIM905

@@ -26,7 +26,8 @@ _DROP = re.compile(r"\b(?:novel|new|simple|principled|comprehensive)\s+", re.IGN
 _CLAIM = re.compile(
     r"\b(?:we|this (?:paper|work))(?:\s+\w+ly|\s+also|\s+further|\s+first)*\s+"
     r"(?:propose[sd]?|introduce[sd]?|present[sd]?|stud(?:y|ies)|investigate[sd]?|examine[sd]?|"
-    r"analy[sz]e[sd]?|compare[sd]?|explore[sd]?|revisit(?:s|ed)?|provide[sd]?)\s+"
+    r"analy[sz]e[sd]?|compare[sd]?|explore[sd]?|revisit(?:s|ed)?|provide[sd]?|develop(?:s|ed)?|"
+    r"design(?:s|ed)?|establish(?:es|ed)?|formulate[sd]?|characteri[sz]e[sd]?)\s+"
     r"(?P<object>(?:the|a|an|how|why|when|whether)\b[^.;:]*)",
     re.IGNORECASE,
 )
@@ -42,6 +43,10 @@ _STOP = re.compile(
 _DASH = re.compile("([-\u2013])")
 _DIGIT = re.compile(r"\d")
 _ARTICLE_START = re.compile(r"(?:a|an|the)\s", re.IGNORECASE)
+_WE_VERB = re.compile(
+    r"^(?:in this (?:paper|work),?\s*)?(?:we|this (?:paper|work))(?:\s+\w+ly)*\s+\w+\s+",
+    re.IGNORECASE,
+)
 _SENTENCE = re.compile(r"[^.!?]+[.!?]?")
 
 
@@ -64,7 +69,7 @@ def title_case(text: str) -> str:
             pieces = _DASH.split(word)
             middle = len(pieces) > 3  # `Small-to-Large`: inner minor parts stay lower
             cased = [
-                piece if index % 2 else _case(piece, middle if index else not first)
+                piece if index % 2 else _case(piece, middle and index > 0)
                 for index, piece in enumerate(pieces)
             ]
             out.append("".join(cased))
@@ -113,8 +118,10 @@ def from_claim(abstract: str) -> str:
                 phrase = re.split(r"[,(]", match.group("object"))[0]
             if len(phrase.split()) >= 3:
                 return title_case(shorten(_DROP.sub("", phrase)))
-    sentence = _SENTENCE.match(text.strip())
-    return title_case(shorten(_clause(sentence.group(0) if sentence else text)))
+    found = _SENTENCE.match(text.strip())
+    sentence = _WE_VERB.sub("", found.group(0) if found else text).strip(" .!?")
+    phrase = _clause(sentence)
+    return title_case(shorten(phrase if len(phrase.split()) >= 3 else sentence))
 
 
 def _clause(phrase: str) -> str:

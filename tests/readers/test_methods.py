@@ -121,3 +121,20 @@ def test_no_claim_no_name(text):
 def test_citation_in_parentheses_is_not_a_long_form():
     found = find_method("We introduce GraphX (Smith et al., 2020), a model.")
     assert (found.name, found.long_form) == ("GraphX", "")
+
+
+def test_name_given_with_dubbed():
+    text = "Our method, dubbed FastX, achieves 2x speedups over FlashAttention. FastX is simple."
+    assert find_method(text).name == "FastX"
+
+
+def test_so_called_is_not_a_naming():
+    assert find_method("Attention sinks, so-called Sinks, are studied here.") is None
+
+
+def test_name_with_plus_signs():
+    found = find_method("We design SpecDec++: an adaptive speculative decoding method.")
+    assert (found.name, found.description) == (
+        "SpecDec++",
+        "an adaptive speculative decoding method",
+    )

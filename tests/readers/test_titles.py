@@ -58,3 +58,14 @@ def test_stage_marks_derived_titles_and_keeps_given_ones():
     kept, derived = derive_titles([given, untitled])
     assert (kept.title, kept.title_derived) == ("Real Title", False)
     assert (derived.title, derived.title_derived) == ("Weasel: A Method", True)
+
+
+def test_develop_a_theory_is_a_claim():
+    text = "We develop a theory of in-context learning. Our analysis shows more."
+    assert derive_title(text) == "A Theory of In-Context Learning"
+
+
+def test_first_sentence_fallback_drops_we_and_its_verb():
+    assert derive_title("We propose GPT-4 based evaluation (see Appendix). It works.") == (
+        "GPT-4 Based Evaluation"
+    )
