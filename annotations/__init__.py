@@ -8,9 +8,20 @@ from __future__ import annotations
 from pathlib import Path
 
 from annotations.sqlite import SQLiteStore
-from annotations.store import Entry, Filters, Hit, ImportReport, Note, Revision, Status, Store
+from annotations.store import (
+    MARK,
+    Entry,
+    Filters,
+    Hit,
+    ImportReport,
+    Note,
+    Revision,
+    Status,
+    Store,
+)
 
 __all__ = [
+    "MARK",
     "Entry",
     "Filters",
     "Hit",

@@ -52,10 +52,11 @@ def to_dict(record: Record) -> dict[str, Any]:
     }
 
 
-def from_dict(data: dict[str, Any]) -> Record:
+def from_dict(data: dict[str, Any], *, key: str | None = None) -> Record:
+    """The Record in `data`; `key` (the library's pinned key) wins over the stored one."""
     return Record(
         id=data["id"],
-        key=data.get("key", ""),
+        key=data.get("key", "") if key is None else key,
         entry_type=EntryType(data.get("entry_type", EntryType.INPROCEEDINGS)),
         title=data.get("title", ""),
         title_derived=bool(data.get("title_derived", False)),
@@ -95,5 +96,5 @@ def dumps(record: Record) -> str:
     return json.dumps(to_dict(record), ensure_ascii=False, separators=(",", ":"))
 
 
-def loads(text: str) -> Record:
-    return from_dict(json.loads(text))
+def loads(text: str, *, key: str | None = None) -> Record:
+    return from_dict(json.loads(text), key=key)

@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 
 from annotations import codec, migrate
 from annotations.store import (
+    MARK,
     Entry,
     Filters,
     Hit,
@@ -43,9 +44,6 @@ T = TypeVar("T")
 BUSY_TIMEOUT_MS = 5_000
 LOCK_DEADLINE_S = 120.0
 """How long a writer keeps retrying for the write lock before giving up with a clear error."""
-
-MARK = ("\x02", "\x03")
-"""Snippet highlight markers; the CLI turns them into bold or `**`."""
 
 ALL = Filters()
 
@@ -344,7 +342,7 @@ class SQLiteStore:
     def resolve(self, key: str) -> Record:
         with self._read() as conn:
             _, current, data = self._record_row(conn, key)
-        return dataclasses.replace(codec.loads(data), key=current)
+        return codec.loads(data, key=current)
 
     def rekey(self, old: str, new: str) -> Record:
         """Give a record a new key on purpose; the old key stays as an alias that resolves."""
@@ -353,7 +351,7 @@ class SQLiteStore:
         with self.transaction() as conn:
             record_id, current, data = self._record_row(conn, old)
             if new == current:
-                return dataclasses.replace(codec.loads(data), key=current)
+                return codec.loads(data, key=current)
             owner = conn.execute(
                 "SELECT id FROM records WHERE key = ? UNION SELECT record_id FROM key_aliases"
                 " WHERE alias = ?",
@@ -362,11 +360,12 @@ class SQLiteStore:
             if owner is not None and owner[0] != record_id:
                 raise BibError(f"key '{new}' already names another record")
             conn.execute("DELETE FROM key_aliases WHERE alias = ?", (new,))
-            conn.execute(
-                "INSERT INTO key_aliases (alias, record_id, created) VALUES (?, ?, ?)",
-                (current, record_id, now()),
-            )
-            record = dataclasses.replace(codec.loads(data), key=new)
+            if new.casefold() != current.casefold():  # keys compare ignoring case
+                conn.execute(
+                    "INSERT INTO key_aliases (alias, record_id, created) VALUES (?, ?, ?)",
+                    (current, record_id, now()),
+                )
+            record = codec.loads(data, key=new)
             conn.execute(
                 "UPDATE records SET key = ?, data = ?, updated = ? WHERE id = ?",
                 (new, codec.dumps(record), now(), record_id),
@@ -398,7 +397,7 @@ class SQLiteStore:
         ).fetchall()
         result = []
         for record_id, key, data, added, updated, rating, status, tags, count in rows:
-            record = dataclasses.replace(codec.loads(data), key=key)
+            record = codec.loads(data, key=key)
             aliases: tuple[str, ...] = ()
             notes: tuple[Note, ...] = ()
             if full:

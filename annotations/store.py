@@ -11,9 +11,12 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from bib.record import Record
+
+MARK = ("\x02", "\x03")
+"""Where a search snippet's highlighted words start and end; front ends render them."""
 
 
 class Status(StrEnum):
@@ -109,6 +112,7 @@ class NotesImportReport:
     unchanged: int = 0
 
 
+@runtime_checkable
 class Store(Protocol):
     """A library of papers and their annotations. Every method is one transaction."""
 
@@ -147,3 +151,4 @@ class Store(Protocol):
     def dump_annotations(self, filters: Filters = ...) -> dict[str, Any]: ...
     def load_annotations(self, data: Mapping[str, Any]) -> NotesImportReport: ...
     def backup(self, dest: Path) -> None: ...
+    def integrity(self) -> str: ...

@@ -12,8 +12,7 @@ from typing import Any
 
 import click
 
-from annotations import Entry, Filters, Status, open_store
-from annotations.sqlite import MARK, SQLiteStore
+from annotations import MARK, Entry, Filters, Status, Store, open_store
 from bib.errors import BibError
 
 STATUSES = [str(s) for s in Status]
@@ -23,7 +22,8 @@ EXPORT_FORMATS = ["bibtex", "biblatex", "csl-json"]
 # Shared by the library and notes commands
 
 
-def open_library(ctx: click.Context) -> SQLiteStore:
+def open_library(ctx: click.Context) -> Store:
+    """The library chosen by --library / BIB_LIBRARY, behind the backend-neutral interface."""
     obj = ctx.find_root().obj or {}
     return open_store(obj.get("library"))
 

@@ -125,3 +125,24 @@ def test_export_of_bibtex_compiles_with_bibtex(cli, annotated: SQLiteStore, tmp_
         done = subprocess.run(tool, cwd=tmp_path, capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done.stdout[-2000:]
     assert "unified sparse mixture of experts" in (tmp_path / "doc.bbl").read_text().lower()
+
+
+def test_export_of_biblatex_with_annotations_compiles_with_biber(
+    cli, annotated: SQLiteStore, tmp_path: Path
+) -> None:
+    missing = [tool for tool in ("pdflatex", "biber") if shutil.which(tool) is None]
+    if missing and os.environ.get("BIB_REQUIRE_TOOLCHAINS") == "1":
+        pytest.fail(f"BIB_REQUIRE_TOOLCHAINS=1 but not on PATH: {missing}")
+    if missing:
+        pytest.skip(f"not on PATH: {missing}")
+    cli("export", "-f", "biblatex", "-o", tmp_path / "refs.bib")
+    (tmp_path / "doc.tex").write_text(
+        "\\documentclass{article}\\usepackage[backend=biber]{biblatex}"
+        "\\addbibresource{refs.bib}\\begin{document}\\nocite{*}\\printbibliography\\end{document}\n"
+    )
+    for tool in (["pdflatex", "-interaction=nonstopmode", "doc"], ["biber", "doc"]):
+        done = subprocess.run(tool, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stdout[-2000:]
+    bbl = (tmp_path / "doc.bbl").read_text()
+    assert "\\entry{usmoe2026}" in bbl
+    assert "Second note" in bbl  # biber kept the annotation field

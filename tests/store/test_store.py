@@ -364,3 +364,15 @@ def test_wal_is_private_even_with_a_permissive_umask(tmp_path: Path) -> None:
             assert mode(tmp_path / "open.sqlite-wal") == 0o600
     finally:
         os.umask(old)
+
+
+def test_sqlite_store_implements_the_store_interface(store: SQLiteStore) -> None:
+    from annotations import Store
+
+    assert isinstance(store, Store)
+
+
+def test_rekey_changing_only_case_keeps_no_alias(store: SQLiteStore) -> None:
+    store.rekey("usmoe2026", "USMoE2026")
+    entry = store.entry("usmoe2026")
+    assert (entry.record.key, entry.aliases) == ("USMoE2026", ())
