@@ -603,7 +603,9 @@ def _render_latex(nodes: list[Node], protect: bool, out: list[str]) -> None:
 def _render_link(node: Link, protect: bool, out: list[str]) -> None:
     url, children = node
     shown = _URL_IN_TEXT.fullmatch(url)
-    link = ("{\\url{" + url + "}}" if protect else "\\url{" + url + "}") if shown else None
+    # `\\url{...}` needs no protecting braces: its argument is a brace group, which styles
+    # that change case leave alone; `{\\url{...}}` would be a "special character" they lowercase.
+    link = "\\url{" + url + "}" if shown else None
     if link is None:
         link = _escape(url)
     if children and _plain(children) != url:
