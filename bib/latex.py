@@ -75,11 +75,6 @@ Node = str | Math | Styled | Link | Logo
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
 _SPACE = re.compile(r"\s+")
 _DIRTY_ASCII = re.compile(r"[\x00-\x1f\x7f]")
-# One character class (a C-speed scan): control characters and whitespace other than " ".
-_DIRTY = re.compile(
-    r"[\x00-\x1f\x7f-\x9f\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
-    r"\ud800-\udfff\ufffe\uffff]"
-)
 _STOP = re.compile(r"[\\$*_`\[<]")
 _ESCAPABLE = frozenset("%&$#_{}*[]`~^<>|\\!().-+")
 _LATEX_ESCAPES = {
@@ -301,7 +296,9 @@ class _Delim:
 
 def clean(text: str) -> str:
     """Drop control characters and NULs, collapse whitespace (a field is one paragraph)."""
-    if "  " not in text and (_DIRTY_ASCII if text.isascii() else _DIRTY).search(text) is None:
+    if "  " not in text and (
+        _DIRTY_ASCII.search(text) is None if text.isascii() else text.isprintable()
+    ):  # isprintable(): no control character and no whitespace other than " "
         return text.strip()
     return _SPACE.sub(" ", _CONTROL.sub("", text)).strip()
 
@@ -603,7 +600,9 @@ def _render_latex(nodes: list[Node], protect: bool, out: list[str]) -> None:
 def _render_link(node: Link, protect: bool, out: list[str]) -> None:
     url, children = node
     shown = _URL_IN_TEXT.fullmatch(url)
-    link = ("{\\url{" + url + "}}" if protect else "\\url{" + url + "}") if shown else None
+    # `\\url{...}` needs no protecting braces: its argument is a brace group, which styles
+    # that change case leave alone; `{\\url{...}}` would be a "special character" they lowercase.
+    link = "\\url{" + url + "}" if shown else None
     if link is None:
         link = _escape(url)
     if children and _plain(children) != url:
