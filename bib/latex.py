@@ -9,21 +9,23 @@ math or a whitelisted command's argument prints as a brace (`\\textbraceleft{}`,
 which BibTeX, biber and pybtex count as a real brace).
 
 Speed: the parser stops only at the few characters that can start a structure (one C-level
-regex scan); plain runs are escaped with `str.translate`; pylatexenc sees only math spans
-(for plain text) and single non-ASCII characters (for `--ascii`), and both are cached.
+regex scan); plain runs are escaped by one regex substitution; pylatexenc sees only math
+spans (for plain text), cached; `--ascii` looks characters up in a table of pylatexenc's
+macros verified with pdflatex (bib/data/latex_ascii.json).
 The rules are written down in docs/formats.md.
 """
 
 from __future__ import annotations
 
 import bisect
+import json
 import re
 import string
 import unicodedata
 from functools import cache, lru_cache
+from importlib import resources
 
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
-from pylatexenc.latexencode import UnicodeToLatexEncoder
 
 ASCII_FALLBACK = "?"
 """What `--ascii` writes for a character with no LaTeX macro that pdflatex can typeset."""
@@ -73,11 +75,6 @@ Node = str | Math | Styled | Link | Logo
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
 _SPACE = re.compile(r"\s+")
 _DIRTY_ASCII = re.compile(r"[\x00-\x1f\x7f]")
-# One character class (a C-speed scan): control characters and whitespace other than " ".
-_DIRTY = re.compile(
-    r"[\x00-\x1f\x7f-\x9f\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
-    r"\ud800-\udfff\ufffe\uffff]"
-)
 _STOP = re.compile(r"[\\$*_`\[<]")
 _ESCAPABLE = frozenset("%&$#_{}*[]`~^<>|\\!().-+")
 _LATEX_ESCAPES = {
@@ -123,6 +120,8 @@ _ACCENTS = {
     "c": "\u0327",
     "k": "\u0328",
     "r": "\u030a",
+    "d": "\u0323",
+    "b": "\u0331",
 }
 _TEXT_SYMBOLS = {
     "ldots": "…",
@@ -297,7 +296,9 @@ class _Delim:
 
 def clean(text: str) -> str:
     """Drop control characters and NULs, collapse whitespace (a field is one paragraph)."""
-    if "  " not in text and (_DIRTY_ASCII if text.isascii() else _DIRTY).search(text) is None:
+    if "  " not in text and (
+        _DIRTY_ASCII.search(text) is None if text.isascii() else text.isprintable()
+    ):  # isprintable(): no control character and no whitespace other than " "
         return text.strip()
     return _SPACE.sub(" ", _CONTROL.sub("", text)).strip()
 
@@ -599,7 +600,9 @@ def _render_latex(nodes: list[Node], protect: bool, out: list[str]) -> None:
 def _render_link(node: Link, protect: bool, out: list[str]) -> None:
     url, children = node
     shown = _URL_IN_TEXT.fullmatch(url)
-    link = ("{\\url{" + url + "}}" if protect else "\\url{" + url + "}") if shown else None
+    # `\\url{...}` needs no protecting braces: its argument is a brace group, which styles
+    # that change case leave alone; `{\\url{...}}` would be a "special character" they lowercase.
+    link = "\\url{" + url + "}" if shown else None
     if link is None:
         link = _escape(url)
     if children and _plain(children) != url:
@@ -632,21 +635,21 @@ def to_ascii(latex: str) -> str:
     return _NON_ASCII.sub(lambda m: _ascii_char(m.group()), latex)
 
 
-_UNKNOWN = "\x00"
-# Macros pdflatex cannot typeset without packages a plain document does not load.
-_NEEDS_PACKAGE = re.compile(r"\\(?:CYR|cyr|mathbb|mathfrak|mathscr|textgreek)")
-
-
 @cache
-def _encoder() -> UnicodeToLatexEncoder:
-    return UnicodeToLatexEncoder(
-        non_ascii_only=True, unknown_char_policy=lambda ch: _UNKNOWN, unknown_char_warning=False
-    )
+def ascii_table() -> dict[str, str]:
+    """Non-ASCII character -> braced LaTeX macro, for `--ascii`.
+
+    pylatexenc's UnicodeToLatexEncoder output, kept only for the characters pdflatex
+    typesets in a plain document (OT1 and T1, no packages): tests/writers/make_latex_ascii.py
+    builds bib/data/latex_ascii.json, and a toolchain test compiles all of it.
+    """
+    data = resources.files("bib").joinpath("data/latex_ascii.json").read_text(encoding="utf-8")
+    return json.loads(data)
 
 
 @lru_cache(maxsize=4096)
 def _ascii_char(ch: str) -> str:
-    encoded = _encode_one(ch)
+    encoded = ascii_table().get(ch)
     if encoded is not None:
         return encoded
     decomposed = unicodedata.normalize("NFKD", ch)
@@ -659,17 +662,6 @@ def _ascii_char(ch: str) -> str:
         if parts and ASCII_FALLBACK not in parts:
             return "".join(parts)
     return ASCII_FALLBACK
-
-
-def _encode_one(ch: str) -> str | None:
-    if unicodedata.combining(ch):
-        return None
-    encoded = _encoder().unicode_to_latex(ch)
-    if _UNKNOWN in encoded or not encoded.isascii() or _NEEDS_PACKAGE.search(encoded):
-        return None
-    if encoded.startswith("\\") and not encoded.startswith("{"):
-        return "{" + encoded + "}"
-    return encoded
 
 
 def link(url: str) -> str:
@@ -732,12 +724,17 @@ def _plain(nodes: list[Node]) -> str:
 
 @lru_cache(maxsize=8192)
 def _math_text(body: str) -> str:
-    return _decoder().latex_to_text("$" + body + "$").strip()
+    return decoder().latex_to_text("$" + body + "$").strip()
 
 
 @cache
-def _decoder() -> LatexNodes2Text:
-    """pylatexenc's LaTeX->text, taught the macros `to_latex` writes that it does not know."""
+def decoder(math_mode: str = "text") -> LatexNodes2Text:
+    """pylatexenc's LaTeX->text, taught the macros `to_latex` writes that its default
+    context drops (`\\textbraceleft`, `\\textless`, `\\textbar`, `\\texttt`, `\\url`, ...).
+
+    Readers of BibTeX should use it so that our own output reads back exactly;
+    `math_mode="verbatim"` keeps `$...$` as written.
+    """
     db = get_default_latex_context_db()
     db.add_context_category(
         "bib",
@@ -763,9 +760,9 @@ def _decoder() -> LatexNodes2Text:
             MacroTextSpec("TeX", "TeX"),
         ],
     )
-    return LatexNodes2Text(latex_context=db, math_mode="text", strict_latex_spaces=True)
+    return LatexNodes2Text(latex_context=db, math_mode=math_mode, strict_latex_spaces=True)
 
 
 def decode(latex: str) -> str:
     """A LaTeX value written by `to_latex` or `escape` -> Unicode (what it prints)."""
-    return clean(_decoder().latex_to_text(latex))
+    return clean(decoder().latex_to_text(latex))

@@ -16,7 +16,13 @@ import click
 from bib import __version__
 from bib.errors import BibError
 
-COMMAND_MODULES: tuple[str, ...] = ("bib.cli.convert", "bib.cli.tags")
+COMMAND_MODULES: tuple[str, ...] = (
+    "bib.cli.convert",
+    "bib.cli.library",
+    "bib.cli.notes",
+    "bib.cli.sync",
+    "bib.cli.tags",
+)
 """One module per command or command group; each exposes `commands`, a list of click commands."""
 
 

@@ -79,6 +79,7 @@ _RENAMES = {
 
 DISPLAY_ORDER = [
     "author",
+    "key",
     "editor",
     "title",
     "booktitle",
@@ -136,6 +137,10 @@ def entry(
             fields[name] = value
 
     put("author", " and ".join(filter(None, (_name(a, ascii) for a in record.authors))))
+    if "author" not in fields and not biblatex:
+        # BibTeX styles sort and label by `key` when there is no author (else plainnat warns
+        # "to sort, need author or key"); biber needs no such help.
+        fields["key"] = fields["ID"]
     put("title", to_latex(record.title, ascii=ascii, protect=True))
     container = _CONTAINER[dialect].get(kind, "howpublished")
     put(container, escape(record.container_title, ascii=ascii))

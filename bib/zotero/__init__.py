@@ -1,0 +1,1 @@
+"""Zotero sync: mapping (Record -> Zotero JSON), a guarded client, and the sync engine."""

@@ -217,3 +217,9 @@ def test_injection_attempt_yields_one_entry(make_record, strict) -> None:
     data = strict(render([record], "bibtex"))
     assert list(data.entries) == ["usmoe2026"]
     assert "PWNED" in decode(data.entries["usmoe2026"].fields["title"])
+
+
+def test_authorless_bibtex_entry_sorts_by_its_key(make_record) -> None:
+    record = make_record(authors=())
+    assert entry(record, dialect="bibtex")["key"] == "usmoe2026"
+    assert "key" not in entry(record, dialect="biblatex")

@@ -225,3 +225,10 @@ def test_long_hostile_text_is_linear_enough() -> None:
     text = "$a *b _c `d [e \\textbf{f " * 20000
     out = to_latex(text)
     assert out.count("{") == out.count("}")
+
+
+def test_urls_in_titles_are_not_wrapped_in_case_changing_braces() -> None:
+    # `{\url{...}}` is a BibTeX "special character" whose letters plain.bst lowercases
+    assert to_latex(r"See \url{https://GitHub.com/ABC}", protect=True) == (
+        r"See \url{https://GitHub.com/ABC}"
+    )

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from bib.latex import ascii_table
 from bib.writers import render
 
 pytestmark = pytest.mark.toolchain
@@ -93,3 +94,30 @@ def test_biblatex_biber_compiles_hostile_records(tmp_path, nasty_records, requir
     require_tools("pdflatex", "biber", "pdftotext")
     text = compile_document(tmp_path, render(nasty_records, "biblatex"), BIBLATEX, "biber")
     assert_literal_and_complete(text, nasty_records)
+
+
+def all_table_characters(make_record):
+    """Records whose titles and abstracts hold every character of the --ascii table."""
+    chars = sorted(ascii_table())
+    chunks = [chars[i : i + 150] for i in range(0, len(chars), 150)]
+    return [
+        make_record(id=f"t{i}", key=f"table{i}", title=" ".join(c), abstract=" ".join(c), note="")
+        for i, c in enumerate(chunks)
+    ]
+
+
+def test_every_ascii_table_macro_compiles_with_bibtex_in_ot1(
+    tmp_path, make_record, require_tools
+) -> None:
+    require_tools("pdflatex", "bibtex", "pdftotext")
+    records = all_table_characters(make_record)
+    plain_ot1 = NATBIB.replace("\\usepackage[utf8]{inputenc}\n", "").replace(
+        "\\usepackage[T1]{fontenc}\n", ""
+    )
+    compile_document(tmp_path, render(records, "bibtex", ascii=True), plain_ot1, "bibtex")
+
+
+def test_every_ascii_table_macro_compiles_with_biber(tmp_path, make_record, require_tools) -> None:
+    require_tools("pdflatex", "biber", "pdftotext")
+    records = all_table_characters(make_record)
+    compile_document(tmp_path, render(records, "biblatex", ascii=True), BIBLATEX, "biber")

@@ -1,0 +1,139 @@
+"""Schema migrations: numbered SQL files applied in order, tracked by `PRAGMA user_version`.
+
+Every `migrations/NNNN_name.sql` whose number is above the library's user_version runs,
+in numeric order, inside the caller's write transaction, so a library is never left
+half-migrated. Numbers are owned by area: 0001-0009 the store, 0010 the Zotero sync state.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass
+from importlib import resources
+from importlib.abc import Traversable
+from pathlib import Path
+
+from bib.errors import OperationError
+
+_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    number: int
+    name: str
+    sql: str
+
+
+def migrations(source: Traversable | Path | None = None) -> list[Migration]:
+    """The migrations in `source` (default: the shipped ones), sorted by number."""
+    folder = source if source is not None else resources.files(__package__) / "migrations"
+    found: dict[int, Migration] = {}
+    for item in folder.iterdir():
+        match = _NAME.match(item.name)
+        if not match:
+            continue
+        number = int(match.group(1))
+        if number in found:
+            raise OperationError(
+                f"two migrations numbered {number}: {found[number].name}, {item.name}"
+            )
+        found[number] = Migration(number, item.name, item.read_text(encoding="utf-8"))
+    return [found[n] for n in sorted(found)]
+
+
+def latest() -> int:
+    shipped = migrations()
+    return shipped[-1].number if shipped else 0
+
+
+def statements(sql: str) -> list[str]:
+    """Split a script into statements (triggers included), so they run in one transaction.
+
+    `executescript` would commit the caller's transaction first.
+    """
+    result: list[str] = []
+    pending = ""
+    for line in sql.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            if pending.strip():
+                result.append(pending.strip())
+            pending = ""
+    if pending.strip() and not _only_comments(pending):
+        raise OperationError(f"incomplete SQL statement in migration: {pending.strip()[:60]}")
+    return result
+
+
+def _only_comments(text: str) -> bool:
+    return all(not line.strip() or line.strip().startswith("--") for line in text.splitlines())
+
+
+def user_version(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+LEDGER = "schema_migrations"
+
+
+def applied_numbers(conn: sqlite3.Connection, source: Traversable | Path | None = None) -> set[int]:
+    """Migrations this library has had: from the ledger, or (before it) all up to user_version."""
+    has_ledger = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (LEDGER,)
+    ).fetchone()
+    if has_ledger:
+        return {n for (n,) in conn.execute(f"SELECT number FROM {LEDGER}")}
+    version = user_version(conn)
+    return {m.number for m in migrations(source) if m.number <= version}
+
+
+def pending(
+    conn: sqlite3.Connection, *, upto: int | None = None, source: Traversable | Path | None = None
+) -> list[Migration]:
+    """Shipped migrations this library lacks, in numeric order, even below its user_version.
+
+    Areas own number ranges (the store 0001-0009, Zotero 0010), so a store migration may
+    ship after 0010 has run; a ledger of applied numbers makes sure it still runs.
+    """
+    done = applied_numbers(conn, source)
+    return [
+        m for m in migrations(source) if m.number not in done and (upto is None or m.number <= upto)
+    ]
+
+
+def apply(
+    conn: sqlite3.Connection, *, upto: int | None = None, source: Traversable | Path | None = None
+) -> list[int]:
+    """Apply pending migrations inside the open write transaction; return their numbers.
+
+    `PRAGMA user_version` ends at the highest number applied so far.
+    """
+    current = user_version(conn)
+    shipped = migrations(source)
+    newest = shipped[-1].number if shipped else 0
+    if current > newest:
+        raise OperationError(
+            f"the library uses schema version {current}, newer than this bib knows ({newest}); "
+            "upgrade bib"
+        )
+    todo = pending(conn, upto=upto, source=source)
+    done = applied_numbers(conn, source)
+    conn.execute(
+        f"CREATE TABLE IF NOT EXISTS {LEDGER} (number INTEGER PRIMARY KEY, name TEXT NOT NULL,"
+        " applied TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))"
+    )
+    names = {m.number: m.name for m in shipped}
+    conn.executemany(
+        f"INSERT OR IGNORE INTO {LEDGER} (number, name) VALUES (?, ?)",
+        [(n, names.get(n, "")) for n in sorted(done)],
+    )
+    for migration in todo:
+        for statement in statements(migration.sql):
+            conn.execute(statement)
+        conn.execute(
+            f"INSERT INTO {LEDGER} (number, name) VALUES (?, ?)", (migration.number, migration.name)
+        )
+    if todo:
+        conn.execute(f"PRAGMA user_version = {max(current, todo[-1].number):d}")
+    return [m.number for m in todo]

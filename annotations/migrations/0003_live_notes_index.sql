@@ -1,0 +1,3 @@
+-- `bib list` counts each paper's live notes; a partial index answers that from the index
+-- alone instead of reading every note row.
+CREATE INDEX notes_live ON notes (record_id) WHERE deleted_at IS NULL;

@@ -1,0 +1,154 @@
+"""The store interface: what the CLI may ask of a library, whatever database holds it.
+
+The CLI and exporters only see this Protocol and the plain values below, so that another
+SQL backend can be added later (see `annotations.sqlite` for the embedded one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from bib.record import Record
+
+MARK = ("\x02", "\x03")
+"""Where a search snippet's highlighted words start and end; front ends render them."""
+
+
+class Status(StrEnum):
+    """Reading status; every paper starts `unread`."""
+
+    UNREAD = "unread"
+    TO_READ = "to-read"
+    READING = "reading"
+    READ = "read"
+    SKIPPED = "skipped"
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """A markdown note on a paper.
+
+    `id` is short, for the CLI; `uuid` identifies the note across exports and imports.
+    """
+
+    id: int
+    uuid: str
+    record_id: str
+    key: str
+    body: str
+    created: str
+    updated: str
+    deleted_at: str | None = None
+
+    @property
+    def deleted(self) -> bool:
+        return self.deleted_at is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Revision:
+    """One earlier text of a note, kept when an edit replaced it."""
+
+    body: str
+    created: str
+    replaced: str
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """A stored paper with everything the user added to it."""
+
+    record: Record
+    aliases: tuple[str, ...] = ()
+    rating: int | None = None
+    status: Status = Status.UNREAD
+    personal_tags: tuple[str, ...] = ()
+    notes: tuple[Note, ...] = ()
+    note_count: int = 0
+    added: str = ""
+    updated: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    """Selection for `list` and `export`; empty means everything."""
+
+    tags: tuple[str, ...] = ()
+    status: Status | None = None
+    min_rating: int | None = None
+    venue: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """A search result: the paper, its rank (lower is better, bm25) and where it matched."""
+
+    key: str
+    title: str
+    score: float
+    snippets: tuple[tuple[str, str], ...]
+    """(field, snippet) pairs; field is title, abstract, tags or `note N`."""
+
+
+@dataclass(slots=True)
+class ImportReport:
+    """What an import changed, by citation key."""
+
+    new: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class NotesImportReport:
+    papers_added: int = 0
+    notes_added: int = 0
+    notes_updated: int = 0
+    unchanged: int = 0
+
+
+@runtime_checkable
+class Store(Protocol):
+    """A library of papers and their annotations. Every method is one transaction."""
+
+    path: Path | None
+
+    def __enter__(self) -> Store: ...
+    def __exit__(self, *exc: object) -> None: ...
+    def close(self) -> None: ...
+
+    def transaction(self) -> AbstractContextManager[Any]: ...
+
+    # Records
+    def pinned_keys(self) -> dict[str, str]: ...
+    def taken_keys(self) -> set[str]: ...
+    def upsert(self, records: Iterable[Record]) -> ImportReport: ...
+    def resolve(self, key: str) -> Record: ...
+    def entry(self, key: str) -> Entry: ...
+    def entries(self, filters: Filters = ..., *, full: bool = False) -> list[Entry]: ...
+    def rekey(self, old: str, new: str) -> Record: ...
+    def count(self) -> int: ...
+
+    # Annotations
+    def add_note(self, key: str, body: str) -> Note: ...
+    def edit_note(self, note_id: int, body: str) -> Note: ...
+    def delete_note(self, note_id: int) -> Note: ...
+    def restore_note(self, note_id: int) -> Note: ...
+    def note(self, note_id: int) -> Note: ...
+    def notes(self, key: str | None = None, *, include_deleted: bool = False) -> list[Note]: ...
+    def history(self, note_id: int) -> list[Revision]: ...
+    def rate(self, key: str, rating: int | None) -> Entry: ...
+    def set_status(self, key: str, status: Status) -> Entry: ...
+    def tag(self, key: str, add: Sequence[str], remove: Sequence[str]) -> Entry: ...
+
+    # Search, exchange, safety
+    def search(self, query: str, *, limit: int = 20, raw: bool = False) -> list[Hit]: ...
+    def dump_annotations(self, filters: Filters = ...) -> dict[str, Any]: ...
+    def load_annotations(self, data: Mapping[str, Any]) -> NotesImportReport: ...
+    def backup(self, dest: Path) -> None: ...
+    def integrity(self) -> str: ...

@@ -1,0 +1,502 @@
+"""`bib add`, `show`, `list`, `search`, `rekey`, `rate`, `status`, `tag`, `export`, `backup`:
+the library of papers and what the reader adds to them."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+from annotations import MARK, Entry, Filters, Status, Store, open_store
+from bib.errors import BibError
+
+STATUSES = [str(s) for s in Status]
+EXPORT_FORMATS = ["bibtex", "biblatex", "csl-json"]
+
+
+# Shared by the library and notes commands
+
+
+def open_library(ctx: click.Context) -> Store:
+    """The library chosen by --library / BIB_LIBRARY, behind the backend-neutral interface."""
+    obj = ctx.find_root().obj or {}
+    return open_store(obj.get("library"))
+
+
+def on_terminal() -> bool:
+    return sys.stdout.isatty()
+
+
+def echo_json(value: Any) -> None:
+    click.echo(json.dumps(value, ensure_ascii=False, indent=2))
+
+
+def diagnostic(message: str) -> None:
+    click.echo(message, err=True)
+
+
+def plain_snippet(text: str) -> str:
+    """Snippet markers as markdown bold, readable in a pipe and in JSON."""
+    return text.replace(MARK[0], "**").replace(MARK[1], "**").replace("\n", " ")
+
+
+def entry_json(entry: Entry, *, full: bool) -> dict[str, Any]:
+    record = entry.record
+    data: dict[str, Any] = {
+        "key": record.key,
+        "id": record.id,
+        "title": record.title,
+        "authors": [a.display for a in record.authors],
+        "year": record.year,
+        "venue": record.venue,
+        "url": record.url,
+        "rating": entry.rating,
+        "status": str(entry.status),
+        "personal_tags": list(entry.personal_tags),
+        "tags": [{"kind": str(t.kind), "value": t.value} for t in record.tags],
+        "notes": entry.note_count,
+    }
+    if full:
+        data["aliases"] = list(entry.aliases)
+        data["abstract"] = record.abstract
+        data["doi"] = record.doi
+        data["added"] = entry.added
+        data["updated"] = entry.updated
+        data["notes"] = [note_json(n) for n in entry.notes]
+    return data
+
+
+def note_json(note: Any) -> dict[str, Any]:
+    return {
+        "id": note.id,
+        "uuid": note.uuid,
+        "key": note.key,
+        "body": note.body,
+        "created": note.created,
+        "updated": note.updated,
+        "deleted_at": note.deleted_at,
+    }
+
+
+def print_table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> None:
+    """A rich table on a terminal; tab-separated columns, no header, in a pipe."""
+    rows = list(rows)
+    if not on_terminal():
+        for row in rows:
+            click.echo("\t".join(cell.replace("\t", " ").replace("\n", " ") for cell in row))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(*headers, box=None, header_style="bold")
+    for row in rows:
+        table.add_row(*row)
+    Console(highlight=False).print(table)
+
+
+def filter_options(func: Any) -> Any:
+    """--tag, --status, --min-rating, --venue: the same selection for list and export."""
+    options = [
+        click.option(
+            "--tag",
+            "tags",
+            multiple=True,
+            help="Extracted or personal tag (repeatable: all must match).",
+        ),
+        click.option("--status", type=click.Choice(STATUSES), help="Reading status."),
+        click.option(
+            "--min-rating", type=click.IntRange(1, 5), help="Only papers rated at least N."
+        ),
+        click.option("--venue", help="Venue, e.g. ICML (case-insensitive)."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def make_filters(
+    tags: tuple[str, ...], status: str | None, min_rating: int | None, venue: str | None
+) -> Filters:
+    return Filters(
+        tags=tags, status=Status(status) if status else None, min_rating=min_rating, venue=venue
+    )
+
+
+def stars(rating: int | None) -> str:
+    return "*" * rating if rating else "-"
+
+
+# Commands
+
+
+@click.command("add")
+@click.argument("inputs", nargs=-1, required=True)
+@click.option("--venue", help="Venue for paper lists whose header does not name one.")
+@click.option("--year", type=int, help="Year for paper lists whose header does not name one.")
+@click.option(
+    "--from",
+    "fmt",
+    type=click.Choice(["paperlist", "bibtex", "csl-json"]),
+    help="Input format of '-' (standard input), as for convert.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.pass_context
+def add(
+    ctx: click.Context,
+    inputs: tuple[str, ...],
+    venue: str | None,
+    year: int | None,
+    fmt: str | None,
+    as_json: bool,
+) -> None:
+    """Import paper lists, BibTeX or CSL-JSON into the library.
+
+    Importing again is safe: known papers keep their citation key (pinned when first
+    stored) and their notes; changed metadata is updated, and no field is ever emptied.
+    Everything is stored in one transaction: a failure stores nothing.
+
+    \b
+    Examples:
+      bib add seeds/
+      bib add icml2026.txt --venue ICML --year 2026
+      bib add refs.bib zotero-export.json
+      cat list.txt | bib add - --from paperlist --venue NeurIPS --year 2025
+    """
+    from bib import keys, pipeline
+
+    records = pipeline.load(
+        list(inputs), fmt=fmt, venue=venue, year=year, report=lambda m: diagnostic(f"bib: {m}")
+    )
+    with open_library(ctx) as store:
+        pinned = store.pinned_keys()
+        reserved = {f"alias:{k}": k for k in store.taken_keys() - set(pinned.values())}
+        records = keys.assign(records, {**pinned, **reserved})
+        report = store.upsert(records)
+    if as_json:
+        echo_json(dataclasses.asdict(report))
+        return
+    for key in report.new:
+        click.echo(f"new\t{key}")
+    for key in report.updated:
+        click.echo(f"updated\t{key}")
+    diagnostic(
+        f"{len(report.new)} new, {len(report.updated)} updated, {len(report.unchanged)} unchanged"
+    )
+
+
+@click.command("show")
+@click.argument("key")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def show(ctx: click.Context, key: str, as_json: bool) -> None:
+    """Show a paper with its tags, rating, status and notes.
+
+    \b
+    Examples:
+      bib show usmoe2026
+      bib show usmoe2026 --json | jq .notes
+    """
+    with open_library(ctx) as store:
+        entry = store.entry(key)
+    if as_json:
+        echo_json(entry_json(entry, full=True))
+        return
+    record = entry.record
+    lines = [f"{record.key}: {record.title}" + (" (derived title)" if record.title_derived else "")]
+    if record.authors:
+        lines.append("authors:  " + "; ".join(a.display for a in record.authors))
+    lines.append(f"venue:    {' '.join(filter(None, [record.venue, str(record.year or '')]))}")
+    if record.url:
+        lines.append(f"url:      {record.url}")
+    lines.append(f"rating:   {stars(entry.rating)}")
+    lines.append(f"status:   {entry.status}")
+    lines.append(f"my tags:  {', '.join(entry.personal_tags) or '-'}")
+    if record.tags:
+        lines.append("tags:     " + ", ".join(f"{t.value} ({t.kind})" for t in record.tags))
+    if entry.aliases:
+        lines.append(f"aliases:  {', '.join(entry.aliases)}")
+    if record.abstract:
+        lines += ["", record.abstract]
+    for note in entry.notes:
+        lines += ["", f"--- note {note.id} ({note.updated})", note.body.rstrip()]
+    click.echo("\n".join(lines))
+
+
+@click.command("list")
+@filter_options
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def list_(
+    ctx: click.Context,
+    tags: tuple[str, ...],
+    status: str | None,
+    min_rating: int | None,
+    venue: str | None,
+    as_json: bool,
+) -> None:
+    """List the papers in the library, optionally filtered.
+
+    \b
+    Examples:
+      bib list
+      bib list --tag mixture-of-experts --status to-read
+      bib list --min-rating 4 --venue ICML --json
+    """
+    with open_library(ctx) as store:
+        entries = store.entries(make_filters(tags, status, min_rating, venue))
+    if as_json:
+        echo_json([entry_json(e, full=False) for e in entries])
+        return
+    print_table(
+        ["key", "year", "venue", "rating", "status", "notes", "my tags", "title"],
+        (
+            [
+                e.record.key,
+                str(e.record.year or ""),
+                e.record.venue,
+                stars(e.rating),
+                str(e.status),
+                str(e.note_count),
+                ",".join(e.personal_tags),
+                e.record.title,
+            ]
+            for e in entries
+        ),
+    )
+
+
+@click.command("search")
+@click.argument("query", nargs=-1, required=True)
+@click.option(
+    "--limit", type=click.IntRange(1), default=20, show_default=True, help="Most results."
+)
+@click.option(
+    "--fts", "raw", is_flag=True, help='QUERY is FTS5 syntax (OR, NEAR, column:, "phrases").'
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def search(
+    ctx: click.Context, query: tuple[str, ...], limit: int, raw: bool, as_json: bool
+) -> None:
+    """Search titles, abstracts, tags and notes; best matches first.
+
+    Every word must occur (`word*` matches a prefix). With --fts the query is SQLite
+    FTS5 syntax; a malformed one is reported as bad usage.
+
+    \b
+    Examples:
+      bib search mixture of experts
+      bib search "rout*" --limit 5
+      bib search --fts 'title:judge OR "linear programming"' --json
+    """
+    with open_library(ctx) as store:
+        hits = store.search(" ".join(query), limit=limit, raw=raw)
+    if as_json:
+        echo_json(
+            [
+                {
+                    "key": h.key,
+                    "title": h.title,
+                    "score": h.score,
+                    "snippets": [{"field": f, "text": plain_snippet(t)} for f, t in h.snippets],
+                }
+                for h in hits
+            ]
+        )
+        return
+    if not hits:
+        diagnostic("no matches")
+        return
+    if on_terminal():
+        from rich.console import Console
+        from rich.markup import escape
+
+        console = Console(highlight=False)
+        for hit in hits:
+            console.print(f"[bold]{escape(hit.key)}[/bold]  {escape(hit.title)}")
+            for name, text in hit.snippets:
+                shown = escape(text.replace("\n", " ")).replace(MARK[0], "[bold yellow]")
+                console.print(f"  {name}: " + shown.replace(MARK[1], "[/bold yellow]"))
+        return
+    for hit in hits:
+        click.echo(f"{hit.key}\t{hit.title}")
+        for name, text in hit.snippets:
+            click.echo(f"  {name}: {plain_snippet(text)}")
+
+
+@click.command("rekey")
+@click.argument("old")
+@click.argument("new")
+@click.pass_context
+def rekey(ctx: click.Context, old: str, new: str) -> None:
+    """Change a paper's citation key on purpose; the old key keeps resolving.
+
+    \b
+    Examples:
+      bib rekey usmoe2026 nguyen2026usmoe
+    """
+    with open_library(ctx) as store:
+        record = store.rekey(old, new)
+    click.echo(f"{old} -> {record.key}")
+
+
+@click.command("rate")
+@click.argument("key")
+@click.argument("rating", type=click.IntRange(1, 5), required=False)
+@click.option("--clear", is_flag=True, help="Remove the rating.")
+@click.pass_context
+def rate(ctx: click.Context, key: str, rating: int | None, clear: bool) -> None:
+    """Rate a paper from 1 to 5 (exported as JabRef's `ranking`).
+
+    \b
+    Examples:
+      bib rate usmoe2026 4
+      bib rate usmoe2026 --clear
+    """
+    if clear == (rating is not None):
+        raise BibError("give a rating from 1 to 5, or --clear")
+    with open_library(ctx) as store:
+        entry = store.rate(key, None if clear else rating)
+    click.echo(f"{entry.record.key}\t{stars(entry.rating)}")
+
+
+@click.command("status")
+@click.argument("key")
+@click.argument("status", type=click.Choice(STATUSES))
+@click.pass_context
+def status(ctx: click.Context, key: str, status: str) -> None:
+    """Set a paper's reading status.
+
+    \b
+    Examples:
+      bib status usmoe2026 to-read
+      bib status usmoe2026 read
+    """
+    with open_library(ctx) as store:
+        entry = store.set_status(key, Status(status))
+    click.echo(f"{entry.record.key}\t{entry.status}")
+
+
+@click.command(
+    "tag", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False}
+)
+@click.argument("key")
+@click.argument("changes", nargs=-1, required=True)
+@click.pass_context
+def tag(ctx: click.Context, key: str, changes: tuple[str, ...]) -> None:
+    """Add (+TAG or TAG) and remove (-TAG) personal tags, kept apart from extracted ones.
+
+    \b
+    Examples:
+      bib tag usmoe2026 +moe +reread
+      bib tag usmoe2026 -reread
+      bib tag usmoe2026 -- -h      (a tag that looks like an option)
+    """
+    add: list[str] = []
+    remove: list[str] = []
+    for change in changes:
+        if change.startswith("-") and len(change) > 1:
+            remove.append(change[1:])
+        elif change.startswith("+") and len(change) > 1:
+            add.append(change[1:])
+        elif change not in ("+", "-"):
+            add.append(change)
+        else:
+            raise BibError(f"empty tag in '{change}'")
+    with open_library(ctx) as store:
+        entry = store.tag(key, add, remove)
+    click.echo(f"{entry.record.key}\t{','.join(entry.personal_tags)}")
+
+
+@click.command("export")
+@click.option(
+    "-f",
+    "--format",
+    "fmt",
+    type=click.Choice(EXPORT_FORMATS),
+    help="Default: from -o's suffix, else bibtex.",
+)
+@filter_options
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write here (atomically) instead of standard output.",
+)
+@click.pass_context
+def export(
+    ctx: click.Context,
+    fmt: str | None,
+    tags: tuple[str, ...],
+    status: str | None,
+    min_rating: int | None,
+    venue: str | None,
+    output: Path | None,
+) -> None:
+    """Export the library with its annotations.
+
+    \b
+    Notes go into BibTeX `annote` / BibLaTeX `annotation` / CSL `note`; the rating into
+    JabRef's `ranking` (rank1..rank5); the status into JabRef's `readstatus` (read -> read,
+    reading -> skimmed); personal tags into JabRef's `groups`; in CSL-JSON rating, status
+    and personal tags go into `custom`. None of them ever goes into keywords.
+
+    \b
+    Examples:
+      bib export -o library.bib
+      bib export -f biblatex --min-rating 4 -o best.bib
+      bib export -f csl-json --tag moe > moe.json
+    """
+    from bib import writers
+    from bib.atomic import write_atomic
+
+    if fmt is None:
+        fmt = writers.format_for_path(output) if output else "bibtex"
+    with open_library(ctx) as store:
+        entries = store.entries(make_filters(tags, status, min_rating, venue), full=True)
+    text = render_entries(entries, fmt)
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        write_atomic(output, text)
+        diagnostic(f"wrote {len(entries)} records to {output}")
+
+
+def render_entries(entries: Sequence[Entry], fmt: str) -> str:
+    from annotations import exchange
+    from bib import writers
+    from bib.writers import csljson
+
+    if fmt == "csl-json":
+        items = [
+            exchange.annotate_csl(csljson.item(e.record, writers.DEFAULT_TAG_KINDS), e)
+            for e in entries
+        ]
+        return csljson.dumps(items)
+    return writers.render([exchange.annotated_record(e, fmt) for e in entries], fmt)
+
+
+@click.command("backup")
+@click.argument("dest", type=click.Path(dir_okay=False, path_type=Path))
+@click.pass_context
+def backup(ctx: click.Context, dest: Path) -> None:
+    """Write a consistent copy of the library (SQLite backup API), atomically.
+
+    Safe while other bib commands run. Restore by copying the file back or
+    pointing --library at it.
+
+    \b
+    Examples:
+      bib backup ~/backups/library-$(date +%F).sqlite
+    """
+    with open_library(ctx) as store:
+        store.backup(dest)
+    diagnostic(f"backed up the library to {dest}")
+
+
+commands = [add, show, list_, search, rekey, rate, status, tag, export, backup]

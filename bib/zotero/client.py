@@ -1,0 +1,444 @@
+"""A Zotero Web API client: pyzotero for reads, guarded writes on the same httpx2 client.
+
+pyzotero 1.16 does the reads (types and fields, versions, deleted objects, items by key,
+collections). Writes go out through the same `httpx2.Client` with our own retry loop,
+because pyzotero's write methods lose information a sync cannot do without (see
+docs/zotero.md, "pyzotero faults guarded"): `create_items` turns a 429 into a JSON decode
+error, `update_items` returns True whatever the `failed` map says, and a list
+`delete_item` sends an object version where the API wants the library version.
+
+Every request honours `Backoff` and `Retry-After`; 429, 5xx, timeouts and dropped
+connections are retried with bounded exponential backoff and jitter. The API key travels
+only in the Authorization header and never appears in messages, reprs or logs.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json as jsonlib
+import os
+import random
+import time
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx2
+from pyzotero import zotero
+from pyzotero import zotero_errors as ze
+
+from bib.errors import BibError, OperationError
+
+DEFAULT_ENDPOINT = "https://api.zotero.org"
+KEYRING_SERVICE = "bib-zotero"
+MAX_OBJECTS = 50
+TEMPLATE_MAX_AGE = dt.timedelta(minutes=50)
+RETRYABLE = frozenset({429, 500, 502, 503, 504})
+
+
+class Secret:
+    """A string that never shows itself: repr, str and format print `***`."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret('***')"
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        return "***"
+
+    def __bool__(self) -> bool:
+        return bool(self._value)
+
+    def __reduce__(self) -> Any:
+        raise TypeError("a Secret cannot be pickled")
+
+
+@dataclass(frozen=True)
+class Credentials:
+    api_key: Secret = field(repr=False)
+    library_id: str
+    library_type: str
+
+    def scrub(self, text: str) -> str:
+        key = self.api_key.reveal()
+        return text.replace(key, "***") if key else text
+
+
+def _keyring_get(name: str) -> str | None:
+    try:
+        import keyring
+        from keyring.errors import KeyringError
+
+        try:
+            return keyring.get_password(KEYRING_SERVICE, name)
+        except KeyringError:
+            return None
+    except Exception:  # a broken keyring backend must not stop a sync that has env vars
+        return None
+
+
+def load_credentials(
+    *,
+    library_id: str | None = None,
+    library_type: str | None = None,
+    environ: dict[str, str] | None = None,
+) -> Credentials:
+    """Credentials as pyzotero users know them: environment first, then the system keyring."""
+    env = os.environ if environ is None else environ
+    key = env.get("ZOTERO_API_KEY") or _keyring_get("ZOTERO_API_KEY")
+    if not key:
+        raise BibError(
+            "no Zotero API key: set ZOTERO_API_KEY or store it with "
+            f"`keyring set {KEYRING_SERVICE} ZOTERO_API_KEY` (see docs/zotero.md)"
+        )
+    lib_id = library_id or env.get("ZOTERO_LIBRARY_ID") or _keyring_get("ZOTERO_LIBRARY_ID")
+    if not lib_id or not str(lib_id).isdigit():
+        raise BibError("no Zotero library id: pass --library-id or set ZOTERO_LIBRARY_ID")
+    lib_type = (
+        library_type
+        or env.get("ZOTERO_LIBRARY_TYPE")
+        or _keyring_get("ZOTERO_LIBRARY_TYPE")
+        or "user"
+    )
+    if lib_type not in ("user", "group"):
+        raise BibError(f"ZOTERO_LIBRARY_TYPE must be 'user' or 'group', not {lib_type!r}")
+    return Credentials(Secret(key), str(lib_id), lib_type)
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Bounded exponential backoff: attempts, a cap per wait and a bound on the total wait."""
+
+    attempts: int = 8
+    base: float = 0.5
+    cap: float = 30.0
+    total: float = 600.0
+
+    def delay(self, attempt: int) -> float:
+        ceiling = min(self.cap, self.base * 2**attempt)
+        return random.uniform(ceiling / 2, ceiling)
+
+
+class ZoteroHTTPError(OperationError):
+    """A request the server refused for good (not retryable), or retries ran out."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass
+class WriteResult:
+    status: int
+    report: dict[str, Any]
+    version: int | None
+
+
+class _FixedTimeout(httpx2.HTTPTransport):
+    """Impose one timeout on every request.
+
+    pyzotero passes `timeout=30` on each read (_client.py:503), which overrides the
+    client's own timeout; a sync that must notice a stalled server sooner sets it here.
+    """
+
+    def __init__(self, timeout: float) -> None:
+        super().__init__()
+        self._timeout = httpx2.Timeout(timeout).as_dict()
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        request.extensions["timeout"] = self._timeout
+        return super().handle_request(request)
+
+
+@dataclass
+class RequestCounts:
+    reads: int = 0
+    writes: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.reads + self.writes
+
+
+class ZoteroClient:
+    """The requests a sync makes, each retried within the policy's bounds."""
+
+    def __init__(
+        self,
+        credentials: Credentials,
+        *,
+        endpoint: str = DEFAULT_ENDPOINT,
+        timeout: float = 30.0,
+        policy: RetryPolicy | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        notice: Callable[[str], None] | None = None,
+    ) -> None:
+        self.credentials = credentials
+        self.endpoint = endpoint.rstrip("/")
+        self.policy = policy or RetryPolicy()
+        self.counts = RequestCounts()
+        self._sleep = sleep
+        self._notice = notice or (lambda message: None)
+        self.http = httpx2.Client(
+            trust_env=False,
+            transport=_FixedTimeout(timeout),
+            event_hooks={"request": [self._count]},
+        )
+        self.zot = zotero.Zotero(
+            credentials.library_id,
+            credentials.library_type,
+            credentials.api_key.reveal(),
+            client=self.http,
+        )
+        self.zot.endpoint = self.endpoint
+        self.prefix = f"/{credentials.library_type}s/{credentials.library_id}"
+
+    def __repr__(self) -> str:
+        return f"ZoteroClient(endpoint={self.endpoint!r}, library={self.prefix!r})"
+
+    def close(self) -> None:
+        self.http.close()
+
+    def _count(self, request: httpx2.Request) -> None:
+        if request.method == "GET":
+            self.counts.reads += 1
+        else:
+            self.counts.writes += 1
+
+    # -- backoff -------------------------------------------------------------------------
+    def _wait_backoff(self) -> None:
+        remainder = self.zot.backoff_until - time.time()
+        if remainder > 0:
+            self._sleep(remainder)
+
+    def _note_backoff(self, headers: httpx2.Headers) -> float:
+        """Record Backoff/Retry-After (seconds) for every later request; return it."""
+        seconds = 0.0
+        for name in ("Backoff", "Retry-After"):
+            value = headers.get(name)
+            if value:
+                try:
+                    seconds = max(seconds, float(value))
+                except ValueError:
+                    continue
+        if seconds:
+            self.zot.backoff_until = max(self.zot.backoff_until, time.time() + seconds)
+        return seconds
+
+    def _retry(self, what: str, attempt: int, started: float, reason: str) -> None:
+        if attempt + 1 >= self.policy.attempts or time.monotonic() - started > self.policy.total:
+            raise ZoteroHTTPError(f"{what}: giving up after {attempt + 1} attempts ({reason})")
+        self._notice(f"{what}: {reason}; retrying")
+        self._sleep(self.policy.delay(attempt))
+
+    # -- reads (pyzotero) ----------------------------------------------------------------
+    def _read(self, what: str, call: Callable[[], Any]) -> Any:
+        started = time.monotonic()
+        for attempt in range(self.policy.attempts):
+            self._wait_backoff()
+            try:
+                result = call()
+            except (httpx2.TimeoutException, httpx2.TransportError) as exc:
+                self._retry(what, attempt, started, type(exc).__name__)
+                continue
+            except ze.PyZoteroError as exc:
+                response = self.zot.request
+                status = response.status_code if response is not None else None
+                if status in RETRYABLE or isinstance(exc, ze.TooManyRetriesError):
+                    if response is not None:
+                        self._note_backoff(response.headers)
+                    self._retry(what, attempt, started, f"HTTP {status}")
+                    continue
+                raise self._refused(what, status, str(exc)) from None
+            if self.zot.request is not None:
+                self._note_backoff(self.zot.request.headers)
+            return result
+        raise ZoteroHTTPError(f"{what}: giving up")
+
+    def _refused(self, what: str, status: int | None, detail: str) -> BibError:
+        detail = self.credentials.scrub(detail.strip().splitlines()[-1] if detail else "")
+        if status in (401, 403):
+            return BibError(f"{what}: the Zotero API key was refused (HTTP {status})")
+        return ZoteroHTTPError(f"{what}: HTTP {status}: {detail}", status)
+
+    def _evict_stale_templates(self) -> None:
+        """Drop cached templates before pyzotero's one-hour refresh path runs.
+
+        Past an hour, pyzotero re-checks a cached template with a request that leaves
+        out the query (no itemType, _client.py:577-591), which the API rejects with 400
+        -> UnsupportedParamsError (errors.py:137); a fresh request is always valid.
+        """
+        now = dt.datetime.now(dt.UTC)
+        for name, entry in list(self.zot.templates.items()):
+            updated = entry.get("updated")
+            if updated is None or now - updated > TEMPLATE_MAX_AGE:
+                del self.zot.templates[name]
+
+    def item_type_fields(self, item_type: str) -> frozenset[str]:
+        self._evict_stale_templates()
+        rows = self._read(f"fields of {item_type}", lambda: self.zot.item_type_fields(item_type))
+        return frozenset(row["field"] for row in rows)
+
+    def item_template(self, item_type: str) -> dict[str, Any]:
+        self._evict_stale_templates()
+        return self._read(f"template {item_type}", lambda: self.zot.item_template(item_type))
+
+    def versions_since(self, since: int) -> tuple[dict[str, int], int]:
+        """Item versions changed after `since`, and the current library version."""
+        versions = self._read("item versions", lambda: self.zot.item_versions(since=since))
+        return dict(versions), int(self.zot.request.headers.get("Last-Modified-Version", 0))
+
+    def deleted_since(self, since: int) -> dict[str, list[str]]:
+        return self._read("deleted objects", lambda: self.zot.deleted(since=since))
+
+    def versions_of(self, keys: Iterable[str]) -> dict[str, int]:
+        """Versions of the given item keys that exist (absent keys are missing)."""
+        found: dict[str, int] = {}
+        for chunk in _chunks(list(keys), MAX_OBJECTS):
+            joined = ",".join(chunk)
+            got = self._read("read back keys", lambda j=joined: self.zot.item_versions(itemKey=j))
+            found.update(got)
+        return found
+
+    def versions_and_library(self, keys: list[str]) -> tuple[dict[str, int], int]:
+        """Versions of up to 50 item keys, and the library version they were read at."""
+        joined = ",".join(keys)
+        got = self._read("read versions", lambda: self.zot.item_versions(itemKey=joined))
+        return dict(got), int(self.zot.request.headers.get("Last-Modified-Version", 0))
+
+    def items_by_key(self, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
+        found: dict[str, dict[str, Any]] = {}
+        for chunk in _chunks(list(keys), MAX_OBJECTS):
+            joined = ",".join(chunk)
+            got = self._read(
+                "fetch items", lambda j=joined: self.zot.items(itemKey=j, limit=MAX_OBJECTS)
+            )
+            found.update({item["key"]: item for item in got})
+        return found
+
+    def collections(self) -> list[dict[str, Any]]:
+        return self._read("collections", lambda: self.zot.everything(self.zot.collections()))
+
+    def key_access(self) -> dict[str, Any]:
+        """GET /keys/current (the key stays in a header).
+
+        pyzotero's `key_info` puts the key into the URL path (_client.py:680), and its
+        error messages print the URL (errors.py:194); this never does either.
+        """
+        response = self._send("check the API key", "GET", "/keys/current")
+        if response.status_code in (401, 403):
+            raise BibError("the Zotero API key was refused (HTTP 403)")
+        if response.status_code != 200:
+            raise ZoteroHTTPError(f"check the API key: HTTP {response.status_code}")
+        info = response.json()
+        return {"userID": info.get("userID"), "access": info.get("access", {})}
+
+    # -- writes (httpx2, guarded) --------------------------------------------------------
+    def _send(
+        self,
+        what: str,
+        method: str,
+        path: str,
+        *,
+        content: bytes | None = None,
+        headers: dict[str, str] | None = None,
+        params: dict[str, str] | None = None,
+    ) -> httpx2.Response:
+        """One request, retried on 429/5xx/timeouts/dropped connections; other codes returned."""
+        started = time.monotonic()
+        url = self.endpoint + path
+        all_headers = {**self.zot.default_headers(), **(headers or {})}
+        for attempt in range(self.policy.attempts):
+            self._wait_backoff()
+            try:
+                response = self.http.request(
+                    method, url, content=content, headers=all_headers, params=params
+                )
+            except (httpx2.TimeoutException, httpx2.TransportError) as exc:
+                self._retry(what, attempt, started, type(exc).__name__)
+                continue
+            self._note_backoff(response.headers)
+            if response.status_code in RETRYABLE:
+                self._retry(what, attempt, started, f"HTTP {response.status_code}")
+                continue
+            return response
+        raise ZoteroHTTPError(f"{what}: giving up")
+
+    def post(
+        self,
+        what: str,
+        collection: str,
+        objects: list[dict[str, Any]],
+        *,
+        write_token: str | None = None,
+        body: bytes | None = None,
+    ) -> WriteResult:
+        """POST up to 50 objects; returns the status and the per-object write report.
+
+        A repeated request (after a timeout or a dropped response) carries the same write
+        token, so the server answers 412 instead of applying it twice. `body` is `objects`
+        already encoded (see `encode`), so that the encoding can happen off the critical path.
+        """
+        if len(objects) > MAX_OBJECTS:
+            raise ValueError(f"at most {MAX_OBJECTS} objects per write")
+        headers = {"Content-Type": "application/json"}
+        if write_token:
+            headers["Zotero-Write-Token"] = write_token
+        response = self._send(
+            what,
+            "POST",
+            f"{self.prefix}/{collection}",
+            content=body if body is not None else encode(objects),
+            headers=headers,
+        )
+        version = _int(response.headers.get("Last-Modified-Version"))
+        if response.status_code == 200:
+            report = response.json()
+            for name in ("successful", "success", "unchanged", "failed"):
+                report.setdefault(name, {})
+            return WriteResult(200, report, version)
+        if response.status_code == 412:
+            return WriteResult(412, {}, version)
+        raise self._refused(what, response.status_code, response.text)
+
+    def delete_items(self, keys: list[str], library_version: int) -> int | None:
+        """DELETE up to 50 items under the library version (not an object version)."""
+        response = self._send(
+            "delete notes",
+            "DELETE",
+            f"{self.prefix}/items",
+            params={"itemKey": ",".join(keys)},
+            headers={"If-Unmodified-Since-Version": str(library_version)},
+        )
+        if response.status_code == 204:
+            return _int(response.headers.get("Last-Modified-Version"))
+        if response.status_code == 412:
+            return None
+        raise self._refused("delete notes", response.status_code, response.text)
+
+
+def encode(objects: list[dict[str, Any]]) -> bytes:
+    return jsonlib.dumps(objects, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def new_write_token() -> str:
+    return uuid.uuid4().hex
+
+
+def _int(value: str | None) -> int | None:
+    return int(value) if value and value.isdigit() else None
+
+
+def _chunks(items: list[Any], size: int) -> Iterable[list[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
