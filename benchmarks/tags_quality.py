@@ -1,16 +1,23 @@
 """Tag quality against hand-written labels of the 57 seed abstracts, beside YAKE.
 
-Usage: PYTHONPATH=. python benchmarks/tags_quality.py [--json] [--no-yake]
+Usage: PYTHONPATH=. python benchmarks/tags_quality.py [--json] [--no-yake] [-v]
 
 Gold: tests/data/seed-labels.json (method, datasets, models, 3-6 topics, code URL per
-abstract, written before the tagger). The records come through the real pipeline
-(`bib.pipeline.load`, so method names and code URLs are the readers' extractors' output).
+abstract, written before the tagger) and tests/data/seed-contributions.json (contribution
+kinds, labelled from the abstracts before looking at the tagger's). The records come
+through the real pipeline (`bib.pipeline.load`, so method names and code URLs are the
+readers' extractors' output).
+
+Held out: tests/tags/heldout-abstracts.json, abstracts from areas the seeds do not cover,
+labelled (topics, contribution kinds) before the tagger was run on them. Its figures say
+whether what was tuned on the seeds carries over.
 
 Scoring, per kind, micro-averaged over all abstracts:
 - method: exact match of `Record.method` with the gold name or one of its aliases
   (an abstract that names nothing must get nothing);
 - code: the record's code/project links against the gold URL;
 - topic: tag values (slugs) against the gold slugs;
+- contribution: tag values (method, benchmark, system, theory, analysis) against the gold kinds;
 - dataset, model: names compared after mapping aliases to the curated canonical name
   (AIME24 = AIME 24 = AIME 2024) and ignoring case, spaces and hyphens.
 
@@ -42,8 +49,11 @@ from bib.extract.vocabulary import Vocabulary, phrase_variants, shipped  # noqa:
 from bib.record import LinkRole, Record, TagKind  # noqa: E402
 
 LABELS = ROOT / "tests" / "data" / "seed-labels.json"
+CONTRIBUTIONS = ROOT / "tests" / "data" / "seed-contributions.json"
+HELDOUT = ROOT / "tests" / "tags" / "heldout-abstracts.json"
 SEEDS = ROOT / "seeds"
-KINDS = ("method", "code", "topic", "dataset", "model")
+KINDS = ("method", "code", "topic", "dataset", "model", "contribution")
+HELDOUT_KINDS = ("topic", "contribution")
 
 
 @dataclass
@@ -70,8 +80,14 @@ class Score:
         self.extras += [f"{where}: {x}" for x in sorted(predicted - gold)]
 
 
-def load_gold(path: Path = LABELS) -> list[dict]:
-    return json.loads(path.read_text(encoding="utf-8"))["records"]
+def load_gold(path: Path = LABELS, contributions: Path = CONTRIBUTIONS) -> list[dict]:
+    """The seed labels, each with its `contributions` from the separate fixture."""
+    records = json.loads(path.read_text(encoding="utf-8"))["records"]
+    kinds = {
+        (r["file"], r["start"]): r["contributions"]
+        for r in json.loads(contributions.read_text(encoding="utf-8"))["records"]
+    }
+    return [{**r, "contributions": kinds[(r["file"], r["start"])]} for r in records]
 
 
 def load_records(inputs: Sequence[Path] = (SEEDS,)) -> list[Record]:
@@ -131,6 +147,29 @@ def score_tagger(pairs: list[tuple[dict, Record]], vocabulary: Vocabulary) -> di
         for kind, key in ((TagKind.DATASET, "datasets"), (TagKind.MODEL, "models")):
             predicted = _names((t.value for t in record.tags if t.kind is kind), table)
             scores[kind.value].add(predicted, _names(gold[key], table), where)
+        _score_contributions(scores["contribution"], record, gold, where)
+    return scores
+
+
+def _score_contributions(score: Score, record: Record, gold: dict, where: str) -> None:
+    found = {t.value for t in record.tags if t.kind is TagKind.CONTRIBUTION}
+    score.add(found, set(gold["contributions"]), where)
+
+
+def load_heldout(path: Path = HELDOUT) -> list[dict]:
+    return json.loads(path.read_text(encoding="utf-8"))["abstracts"]
+
+
+def score_heldout(cases: list[dict], vocabulary: Vocabulary) -> dict[str, Score]:
+    """Topics and contribution kinds of the held-out abstracts against their labels."""
+    from bib.extract.tags import tag_records
+
+    records = [Record(id=c["name"], abstract=c["abstract"], method=c["method"]) for c in cases]
+    scores = {kind: Score() for kind in HELDOUT_KINDS}
+    for case, record in zip(cases, tag_records(records, vocabulary=vocabulary), strict=True):
+        topics = {t.value for t in record.tags if t.kind is TagKind.TOPIC}
+        scores["topic"].add(topics, set(case["topics"]), case["name"])
+        _score_contributions(scores["contribution"], record, case, case["name"])
     return scores
 
 
@@ -187,13 +226,15 @@ def score_yake(pairs: list[tuple[dict, Record]], vocabulary: Vocabulary) -> dict
     return {"scores": result, "seconds": seconds, "abstracts": len(pairs)}
 
 
-def figures(tagger: dict[str, Score], yake_result: dict | None) -> dict:
-    out: dict = {
-        "tagger": {
-            kind: {"precision": round(s.precision, 4), "recall": round(s.recall, 4)}
-            for kind, s in tagger.items()
-        }
+def _figures(scores: dict[str, Score]) -> dict:
+    return {
+        kind: {"precision": round(s.precision, 4), "recall": round(s.recall, 4)}
+        for kind, s in scores.items()
     }
+
+
+def figures(tagger: dict[str, Score], yake_result: dict | None, heldout: dict[str, Score]) -> dict:
+    out: dict = {"tagger": _figures(tagger), "heldout": _figures(heldout)}
     method = tagger["method"]
     out["tagger"]["method"]["exact"] = round(method.tp / max(method.tp + method.fn, 1), 4)
     if yake_result:
@@ -207,14 +248,20 @@ def figures(tagger: dict[str, Score], yake_result: dict | None) -> dict:
     return out
 
 
-def _print(tagger: dict[str, Score], yake_result: dict | None, verbose: bool) -> None:
+def _print(
+    tagger: dict[str, Score], yake_result: dict | None, heldout: dict[str, Score], verbose: bool
+) -> None:
     print(f"bib tags on {tagger['method'].tp + tagger['method'].fn} seed abstracts")
-    print(f"  {'kind':10} {'precision':>9} {'recall':>7}")
+    print(f"  {'kind':12} {'precision':>9} {'recall':>7}")
     for kind in KINDS:
         score = tagger[kind]
-        print(f"  {kind:10} {score.precision:9.1%} {score.recall:7.1%}")
+        print(f"  {kind:12} {score.precision:9.1%} {score.recall:7.1%}")
     method = tagger["method"]
     print(f"  method names exact: {method.tp}/{method.tp + method.fn}")
+    print("held-out abstracts (tests/tags/heldout-abstracts.json)")
+    for kind in HELDOUT_KINDS:
+        score = heldout[kind]
+        print(f"  {kind:12} {score.precision:9.1%} {score.recall:7.1%}")
     if yake_result:
         strict, lenient = yake_result["scores"]["strict"], yake_result["scores"]["lenient"]
         rate = yake_result["abstracts"] / yake_result["seconds"]
@@ -227,11 +274,12 @@ def _print(tagger: dict[str, Score], yake_result: dict | None, verbose: bool) ->
             f", lenient {lenient['any'].precision:.1%}"
         )
     if verbose:
-        for kind in KINDS:
-            for line in tagger[kind].misses:
-                print(f"  miss  {kind:8} {line}")
-            for line in tagger[kind].extras:
-                print(f"  extra {kind:8} {line}")
+        for name, scores in (("", tagger), ("held-out ", heldout)):
+            for kind, score in scores.items():
+                for line in score.misses:
+                    print(f"  {name}miss  {kind:8} {line}")
+                for line in score.extras:
+                    print(f"  {name}extra {kind:8} {line}")
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -243,11 +291,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     vocabulary = shipped()
     pairs = pair(load_records(), load_gold())
     tagger = score_tagger(pairs, vocabulary)
+    heldout = score_heldout(load_heldout(), vocabulary)
     yake_result = None if args.no_yake else score_yake(pairs, vocabulary)
     if args.json:
-        print(json.dumps(figures(tagger, yake_result), indent=2))
+        print(json.dumps(figures(tagger, yake_result, heldout), indent=2))
     else:
-        _print(tagger, yake_result, args.verbose)
+        _print(tagger, yake_result, heldout, args.verbose)
 
 
 if __name__ == "__main__":
