@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from bib.extract.vocabulary import (
     CUE_CLAIM,
     CUE_PASSING,
+    FUNCTION_WORDS,
     SCAN_BYTES_LOWER,
     SCAN_TABLE,
     Vocabulary,
@@ -47,6 +48,8 @@ PASSING_WEIGHT = 0.4
 """A topic named after `e.g.`, `unlike`, `than` ... is mentioned, not studied."""
 CLAIM_WEIGHT = 1.3
 """A topic named in the first sentence or where the authors state their aim is central."""
+ASIDE_REACH = 160
+"""The longest parenthesis (characters) read as an aside rather than as a clause."""
 MIN_SCORE = 1.1
 """Below this a topic is a passing mention, not what the paper is about."""
 
@@ -144,6 +147,31 @@ def _sentence_end(view: str, position: int) -> int:
     return len(view) if end < 0 else end + 1
 
 
+def _asides(view: str) -> list[tuple[int, int]]:
+    """`[start, end)` inside every short parenthesis: an example, a list or a gloss
+    ("tasks (instruction following, arithmetic reasoning)"), not what the paper is about."""
+    out: list[tuple[int, int]] = []
+    opened = view.find("(")
+    while opened >= 0:
+        closed = view.find(")", opened, opened + ASIDE_REACH)
+        if closed < 0:
+            opened = view.find("(", opened + 1)
+        else:
+            if not _is_gloss(view, opened + 1, closed):
+                out.append((opened + 1, closed))
+            opened = view.find("(", closed)
+    return out
+
+
+def _is_gloss(view: str, start: int, end: int) -> bool:
+    """A name spelled out (`S2L-PO (Small-to-Large Policy Optimization)`): several words,
+    every content word capitalised, no list. The authors' own description, not an aside."""
+    words = _WORD.findall(view, start, end)
+    if len(words) < 2 or "," in view[start:end]:
+        return False
+    return all(w[0].isupper() or w.lower() in FUNCTION_WORDS for w in words)
+
+
 def _union(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Overlapping `[start, end)` ranges merged, in order."""
     out: list[tuple[int, int]] = []
@@ -214,6 +242,7 @@ def scan(text: str, vocabulary: Vocabulary) -> Scan:
                 continue
         if slug is not None:
             add((start - 1, end - 1, slug))
+    passing += _asides(view)
     central = _central_sentences(view, claims)
     weak, strong = _union(passing), _union(central)
     weak.append((size, size))
@@ -336,11 +365,13 @@ def match_topics(
     _infer(groups, vocabulary, touched)
     asserted = extra.keys() if extra else ()
     labels = vocabulary.topics
+    ranked = _rank(groups, vocabulary, len(text), touched)
+    redundant = _subsumed(ranked, vocabulary.subsumers)
     out: list[TopicMatch] = []
-    for score, _, slug in _rank(groups, vocabulary, len(text), touched):
+    for score, _, slug in ranked:
         if len(out) == max_topics or (score < MIN_SCORE and not asserted):
             break
-        if score >= MIN_SCORE or slug in asserted:
+        if (score >= MIN_SCORE or slug in asserted) and slug not in redundant:
             group = groups[slug]
             if slug in touched:
                 evidence = tuple(sorted({(h[0], h[1]) for h in group}))
@@ -348,6 +379,16 @@ def match_topics(
                 evidence = tuple([(h[0], h[1]) for h in group])
             out.append(TopicMatch(slug, labels[slug].label, evidence, score))
     return out
+
+
+def _subsumed(
+    ranked: list[tuple[float, int, str]], subsumers: Mapping[str, frozenset[str]]
+) -> set[str]:
+    """Topics that a topic being tagged already says (an LLM agent is an LLM)."""
+    if not subsumers:
+        return set()
+    tagged = {slug for score, _, slug in ranked if score >= MIN_SCORE}
+    return {slug for slug in tagged & subsumers.keys() if not subsumers[slug].isdisjoint(tagged)}
 
 
 def _add(

@@ -116,7 +116,7 @@ _ISE_VERBS = frozenset(
         "custom",
     ]
 )
-_FUNCTION_WORDS = frozenset(
+FUNCTION_WORDS = frozenset(
     [
         "a",
         "an",
@@ -230,7 +230,7 @@ def phrase_variants(phrase: str, limit: int = 96) -> set[str]:
 
 def initials(words: Iterable[str]) -> str:
     """Upper-case initials of the content words, for checking a defined acronym."""
-    return "".join([w[0] for w in words if w.lower() not in _FUNCTION_WORDS]).upper()
+    return "".join([w[0] for w in words if w.lower() not in FUNCTION_WORDS]).upper()
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,6 +244,7 @@ class Topic:
     combines: tuple[str, ...] = ()
     keeps_parts: bool = False
     implies: tuple[str, ...] = ()
+    subsumes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -360,6 +361,19 @@ class Vocabulary:
         }
 
     @cached_property
+    def subsumers(self) -> dict[str, frozenset[str]]:
+        """Topic -> the topics that make it redundant as a tag (see `subsumes`): those that
+        declare it and every topic below them."""
+        out: dict[str, set[str]] = {}
+        for topic in self.topics.values():
+            for other in topic.subsumes:
+                if other in self.topics:
+                    found = out.setdefault(other, set())
+                    found.add(topic.slug)
+                    found.update(self.descendants[topic.slug])
+        return {slug: frozenset(found) for slug, found in out.items()}
+
+    @cached_property
     def compiled(self) -> CompiledTopics:
         return compile_topics(self)
 
@@ -368,7 +382,8 @@ PASSING_CUES = ("e g", "such as", "including", "like", "versus", "vs", "baseline
 """A topic named after these, in the same clause, is an example or a comparison."""
 CONTRAST_CUES = (
     *("unlike", "compared to", "compared with", "than", "instead of", "rather than"),
-    *("outperform", "outperforms", "outperforming", "beyond", "prior", "existing"),
+    *("outperform", "outperforms", "outperforming", "beyond"),
+    *("without", "alternative to", "alternatives to", "as opposed to", "in contrast to"),
 )
 """Like PASSING_CUES, but a comma ends their reach (`Unlike X, we ...`)."""
 CLAIM_CUES = tuple(
@@ -469,6 +484,7 @@ def _topic(raw: Mapping[str, Any]) -> Topic:
         combines=tuple(raw.get("combines", ())),
         keeps_parts=bool(raw.get("keeps_parts", False)),
         implies=tuple(raw.get("implies", ())),
+        subsumes=tuple(raw.get("subsumes", ())),
     )
 
 
