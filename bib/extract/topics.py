@@ -23,7 +23,7 @@ from __future__ import annotations
 import bisect
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from bib.extract.vocabulary import (
@@ -32,6 +32,7 @@ from bib.extract.vocabulary import (
     FUNCTION_WORDS,
     SCAN_BYTES_LOWER,
     SCAN_TABLE,
+    CompiledTopics,
     Vocabulary,
     initials,
 )
@@ -42,14 +43,16 @@ _ACRONYM_SHAPE = re.compile(r"[A-Za-z][A-Za-z0-9\-]{0,15}")
 _WHITESPACE_RUN = re.compile(r"\s{2,}")
 _NOT_LETTER = re.compile(r"[^A-Z]")
 _WORD = re.compile(r"[A-Za-z0-9]+")
-PASSING_REACH = 60
+PASSING_REACH = 100
 """How far (characters) a cue such as `e.g.` or `unlike` reaches forward."""
 PASSING_WEIGHT = 0.4
 """A topic named after `e.g.`, `unlike`, `than` ... is mentioned, not studied."""
 CLAIM_WEIGHT = 1.3
 """A topic named in the first sentence or where the authors state their aim is central."""
-ASIDE_REACH = 160
-"""The longest parenthesis (characters) read as an aside rather than as a clause."""
+_PARENTHESIS = re.compile(r"\(([^()]{1,158})\)")
+"""A short parenthesis: an aside, a gloss or a defined acronym (longer ones are clauses)."""
+BRIDGE_REACH = 40
+"""How far (characters) a long form interrupted by an acronym may reach on either side."""
 MIN_SCORE = 1.1
 """Below this a topic is a passing mention, not what the paper is about."""
 
@@ -111,6 +114,8 @@ class Scan:
     """`[start, end)` of the sentences that are the first or state the authors' aim."""
     marks: list[int]
     shifts: list[int]
+    acronyms: dict[str, str]
+    """Acronyms the abstract defines, mapped to their long form's topic."""
 
     def weight(self, position: int) -> float:
         """How much a mention at `position` (original offset) says the paper is about it."""
@@ -147,29 +152,101 @@ def _sentence_end(view: str, position: int) -> int:
     return len(view) if end < 0 else end + 1
 
 
-def _asides(view: str) -> list[tuple[int, int]]:
-    """`[start, end)` inside every short parenthesis: an example, a list or a gloss
-    ("tasks (instruction following, arithmetic reasoning)"), not what the paper is about."""
-    out: list[tuple[int, int]] = []
-    opened = view.find("(")
-    while opened >= 0:
-        closed = view.find(")", opened, opened + ASIDE_REACH)
-        if closed < 0:
-            opened = view.find("(", opened + 1)
-        else:
-            if not _is_gloss(view, opened + 1, closed):
-                out.append((opened + 1, closed))
-            opened = view.find("(", closed)
-    return out
+def _parentheses(
+    view: str, lowered: str, compiled: CompiledTopics, hits: list[tuple[int, int, str]]
+) -> tuple[list[tuple[int, int]], dict[str, str]]:
+    """Read every short parenthesis once: the asides in it, and the acronyms it defines.
+
+    An aside is an example, a list or a gloss ("tasks (instruction following, arithmetic
+    reasoning)"): its mentions are passing. A name spelled out after the name (`S2L-PO
+    (Small-to-Large Policy Optimization)`) is the authors' own description, not an aside.
+    An acronym is defined after a matched long form (`Sparse Mixture of Experts (SMoE)`)
+    or inside one (`Key-Value (KV) cache`, found here and added to `hits`); either way it
+    maps to the long form's topic, so that its later uses count for that topic too.
+    """
+    asides: list[tuple[int, int]] = []
+    acronyms: dict[str, str] = {}
+    ends: list[int] | None = None
+    for match in _PARENTHESIS.finditer(view):
+        opened, closed = match.span()
+        content = match.group(1)
+        if " " in content.strip():
+            if "," in content or not _is_gloss(content):
+                asides.append((opened + 1, closed - 1))
+            continue
+        asides.append((opened + 1, closed - 1))
+        acronym = content.strip()
+        if acronym.endswith("s") and acronym[:-1].isupper():
+            acronym = acronym[:-1]
+        if acronym in compiled.abbreviations or not _ACRONYM_SHAPE.fullmatch(acronym):
+            continue
+        if sum(map(str.isupper, acronym)) < 2:
+            continue
+        if ends is None:
+            ends = [hit[1] for hit in hits]
+        index = bisect.bisect_right(ends, opened) - 1
+        if index >= 0 and opened - ends[index] <= 48:
+            start, end, slug = hits[index]
+            if len(view[end:opened].split()) <= 3 and _abbreviates(acronym, view, start, opened):
+                acronyms.setdefault(acronym, slug)
+                continue
+        found = _bridge(view, lowered, opened, closed, compiled, hits)
+        if found is not None:
+            ends = None
+            if _abbreviates(acronym, view, found[0], opened):
+                acronyms.setdefault(acronym, found[2])
+    return asides, acronyms
 
 
-def _is_gloss(view: str, start: int, end: int) -> bool:
-    """A name spelled out (`S2L-PO (Small-to-Large Policy Optimization)`): several words,
-    every content word capitalised, no list. The authors' own description, not an aside."""
-    words = _WORD.findall(view, start, end)
-    if len(words) < 2 or "," in view[start:end]:
-        return False
-    return all(w[0].isupper() or w.lower() in FUNCTION_WORDS for w in words)
+def _is_gloss(content: str) -> bool:
+    words = content.split()
+    return len(words) > 1 and all(w[0].isupper() or w in FUNCTION_WORDS for w in words)
+
+
+def _abbreviates(acronym: str, view: str, start: int, end: int) -> bool:
+    """Whether the acronym's letters contain the initials of `view[start:end]` in order."""
+    wanted = initials(_WORD.findall(view, start, end))
+    return bool(wanted) and _subsequence(wanted, _NOT_LETTER.sub("", acronym.upper()))
+
+
+def _bridge(
+    view: str,
+    lowered: str,
+    opened: int,
+    closed: int,
+    compiled: CompiledTopics,
+    hits: list[tuple[int, int, str]],
+) -> tuple[int, int, str] | None:
+    """The long form that the parenthesis `view[opened:closed]` interrupts, if any, added
+    to `hits` (spanning the parenthesis, replacing hits inside it).
+
+    Only words that can go on in a vocabulary phrase on both sides are read again, so this
+    costs next to nothing on most parentheses.
+    """
+    before = lowered.rfind(" ", 0, opened)
+    if lowered[before + 1 : opened + 1].strip() not in compiled.continued:
+        return None
+    after = closed + 1
+    while lowered[after] == " " and after < len(lowered) - 1:
+        after += 1
+    tail = lowered.find(" ", after)
+    if tail < 0 or lowered[after:tail] not in compiled.continuing:
+        return None
+    left = lowered.rfind(" ", 0, max(before - BRIDGE_REACH, 0)) + 1
+    head = lowered[left : opened + 1].strip(" ")
+    left = lowered.find(head, left)
+    cut = lowered.rfind(" ", tail, after + BRIDGE_REACH)
+    joined = " " + head + " " + lowered[after : max(cut, tail)] + " "
+    gap = len(head) + 1
+    for last, (length, slug, _, cue) in compiled.automaton.iter_long(joined):
+        end = last + 1
+        start = end - length
+        if cue or slug is None or start >= gap or end <= gap + 1 or joined[end] != " ":
+            continue
+        hit = (left + start - 2, after + end - gap - 2, slug)
+        hits[:] = sorted([h for h in hits if h[1] <= hit[0] or h[0] >= hit[1]] + [hit])
+        return hit
+    return None
 
 
 def _union(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -232,7 +309,7 @@ def scan(text: str, vocabulary: Vocabulary) -> Scan:
                 after = end - 1
                 while after < len(view) and view[after] in ".,":
                     after += 1
-                stops = ".;:" if cue == CUE_PASSING else ".;:,"
+                stops = ".;:)" if cue == CUE_PASSING else ".;:,)"
                 passing.append((end - 1, _clause_end(view, after, stops, end - 1 + PASSING_REACH)))
             continue
         if exact is not None:
@@ -242,7 +319,10 @@ def scan(text: str, vocabulary: Vocabulary) -> Scan:
                 continue
         if slug is not None:
             add((start - 1, end - 1, slug))
-    passing += _asides(view)
+    acronyms: dict[str, str] = {}
+    if "(" in view:
+        asides, acronyms = _parentheses(view, lowered, vocabulary.compiled, hits)
+        passing += asides
     central = _central_sentences(view, claims)
     weak, strong = _union(passing), _union(central)
     weak.append((size, size))
@@ -273,52 +353,7 @@ def scan(text: str, vocabulary: Vocabulary) -> Scan:
             groups[slug] = [hit]
         else:
             group.append(hit)
-    return Scan(weighted, groups, view, passing, central, marks, shifts)
-
-
-def defined_acronyms(text: str, hits: Sequence[tuple]) -> dict[str, str]:
-    """Acronyms the abstract defines right after a matched long form, mapped to its topic.
-
-    `Sparse Mixture of Experts (SMoE)`: the acronym follows the long form (at most three
-    more words in between) and its letters contain the long form's initials in order.
-    """
-    out: dict[str, str] = {}
-    paren = text.find("(")
-    if paren < 0:
-        return out
-    ends: list[int] | None = None
-    while paren >= 0:
-        if not text[paren + 1 : paren + 2].isalpha():
-            paren = text.find("(", paren + 1)
-            continue
-        if ends is None:
-            ends = [hit[1] for hit in hits]
-        index = bisect.bisect_right(ends, paren) - 1
-        if index >= 0 and paren - ends[index] <= 48:
-            hit = hits[index]
-            found = _defined_at(text, hit[0], hit[1], paren)
-            if found and found not in out:
-                out[found] = hit[2]
-        paren = text.find("(", paren + 1)
-    return out
-
-
-def _defined_at(text: str, start: int, end: int, paren: int) -> str | None:
-    """The acronym in the parenthesis at `paren` if it abbreviates `text[start:paren]`."""
-    close = text.find(")", paren, paren + 20)
-    if close < 0:
-        return None
-    acronym = text[paren + 1 : close].strip()
-    if acronym.endswith("s") and acronym[:-1].isupper():
-        acronym = acronym[:-1]
-    if not _ACRONYM_SHAPE.fullmatch(acronym) or sum(map(str.isupper, acronym)) < 2:
-        return None
-    if len(text[end:paren].split()) > 3:
-        return None
-    wanted = initials(_WORD.findall(text, start, paren))
-    if wanted and _subsequence(wanted, _NOT_LETTER.sub("", acronym.upper())):
-        return acronym
-    return None
+    return Scan(weighted, groups, view, passing, central, marks, shifts, acronyms)
 
 
 def _subsequence(needle: str, haystack: str) -> bool:
@@ -356,9 +391,9 @@ def match_topics(
     scanned = scan(text, vocabulary)
     groups = scanned.groups
     touched: set[str] = set()
-    for acronym, slug in defined_acronyms(text, scanned.hits).items():
-        if acronym not in vocabulary.compiled:
-            _add(groups, slug, acronym_spans(text, acronym), scanned, touched)
+    for acronym, slug in scanned.acronyms.items():
+        spans = acronym_spans(text, acronym)
+        _add(groups, slug, [s for s in spans if not _inside(s, groups[slug])], scanned, touched)
     for slug, found in (extra or {}).items():
         if slug in vocabulary.topics:
             _add(groups, slug, found, scanned, touched)
@@ -381,14 +416,19 @@ def match_topics(
     return out
 
 
+def _inside(span: Span, hits: Iterable[Hit]) -> bool:
+    return any(h[0] <= span[0] and span[1] <= h[1] for h in hits)
+
+
 def _subsumed(
     ranked: list[tuple[float, int, str]], subsumers: Mapping[str, frozenset[str]]
 ) -> set[str]:
     """Topics that a topic being tagged already says (an LLM agent is an LLM)."""
-    if not subsumers:
+    candidates = [slug for score, _, slug in ranked if score >= MIN_SCORE and slug in subsumers]
+    if not candidates:
         return set()
     tagged = {slug for score, _, slug in ranked if score >= MIN_SCORE}
-    return {slug for slug in tagged & subsumers.keys() if not subsumers[slug].isdisjoint(tagged)}
+    return {slug for slug in candidates if not subsumers[slug].isdisjoint(tagged)}
 
 
 def _add(

@@ -270,6 +270,12 @@ class CompiledTopics:
     """How many distinct surface forms it knows."""
     ascii: bool
     """Every key is ASCII, so other characters can be scanned as `?` (one for one)."""
+    continued: frozenset[str] = frozenset()
+    """Words that some phrase continues after (`key` in `key value cache`)."""
+    continuing: frozenset[str] = frozenset()
+    """Words that continue some phrase (`value`, `cache`)."""
+    abbreviations: frozenset[str] = frozenset()
+    """Every abbreviation as spelled (`MoE`): an abstract defining one needs no linking."""
 
     def __contains__(self, phrase: str) -> bool:
         key = " " + phrase if phrase.isalnum() else scan_key(phrase)
@@ -440,7 +446,15 @@ def compile_topics(vocabulary: Vocabulary) -> CompiledTopics:
     automaton.make_automaton()
     keys = synonyms.keys() | cased.keys()
     ascii_only = all(key.isascii() for key in keys)
-    return CompiledTopics(automaton=automaton, phrases=len(keys), ascii=ascii_only)
+    phrases = [key.split() for key in synonyms if " " in key[1:]]
+    return CompiledTopics(
+        automaton=automaton,
+        phrases=len(keys),
+        ascii=ascii_only,
+        continued=frozenset(w for words in phrases for w in words[:-1]),
+        continuing=frozenset(w for words in phrases for w in words[1:]),
+        abbreviations=frozenset(form for forms in cased.values() for form in forms),
+    )
 
 
 # ---------------------------------------------------------------- loading
