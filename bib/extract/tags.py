@@ -175,7 +175,8 @@ def tag_record(
     contributions = contribution_tags(text)
     benchmark = [t for t in contributions if t.value == "benchmark"]
     extra = {EVALUATION_TOPIC: benchmark[0].evidence} if benchmark else None
-    for topic in match_topics(text, vocabulary, max_topics=max_topics, extra=extra):
+    title = "" if record.title_derived else record.title
+    for topic in match_topics(text, vocabulary, max_topics=max_topics, extra=extra, title=title):
         produced.append(Tag(TagKind.TOPIC, topic.slug, topic.label, topic.evidence))
     datasets, models = match_entities(text, vocabulary, method=record.method)
     produced.extend(Tag(TagKind.DATASET, d.value, d.label, d.evidence) for d in datasets)

@@ -53,6 +53,8 @@ _PARENTHESIS = re.compile(r"\(([^()]{1,158})\)")
 """A short parenthesis: an aside, a gloss or a defined acronym (longer ones are clauses)."""
 BRIDGE_REACH = 40
 """How far (characters) a long form interrupted by an acronym may reach on either side."""
+TITLE_WEIGHT = CLAIM_WEIGHT
+"""A topic the paper's title names counts one more central mention."""
 MIN_SCORE = 1.1
 """Below this a topic is a passing mention, not what the paper is about."""
 
@@ -380,11 +382,15 @@ def match_topics(
     *,
     max_topics: int = 8,
     extra: Mapping[str, Iterable[Span]] | None = None,
+    title: str = "",
 ) -> list[TopicMatch]:
     """The abstract's topics, best first, at most `max_topics`, each with its evidence.
 
     `extra` adds topics found by other means (a benchmark contribution is evaluation); they
     are kept whatever their score, since what found them already judged them central.
+    `title` is the paper's own title (not one derived from the abstract): a topic it names
+    ranks higher, as if the abstract stated it as its aim once more. A topic only the title
+    names is not tagged, since its evidence must point into the abstract.
     """
     if not text:
         return []
@@ -400,7 +406,8 @@ def match_topics(
     _infer(groups, vocabulary, touched)
     asserted = extra.keys() if extra else ()
     labels = vocabulary.topics
-    ranked = _rank(groups, vocabulary, len(text), touched)
+    titled = _title_topics(title, vocabulary, groups) if title else ()
+    ranked = _rank(groups, vocabulary, len(text), touched, titled)
     redundant = _subsumed(ranked, vocabulary.subsumers)
     out: list[TopicMatch] = []
     for score, _, slug in ranked:
@@ -464,8 +471,24 @@ def _infer(groups: dict[str, list[Hit]], vocabulary: Vocabulary, touched: set[st
             touched.add(slug)
 
 
+def _title_topics(title: str, vocabulary: Vocabulary, groups: Mapping[str, list[Hit]]) -> set[str]:
+    """The abstract's topics that the title names too (or a topic that implies them)."""
+    named = {hit[2] for hit in scan(title, vocabulary).hits}
+    implications = vocabulary.implications
+    for slug in list(named):
+        named.update(implications.get(slug, ()))
+    for slug, part, _, _ in vocabulary.combinations:
+        if part in named:
+            named.add(slug)
+    return named & groups.keys()
+
+
 def _rank(
-    groups: dict[str, list[Hit]], vocabulary: Vocabulary, length: int, touched: set[str]
+    groups: dict[str, list[Hit]],
+    vocabulary: Vocabulary,
+    length: int,
+    touched: set[str],
+    titled: Iterable[str] = (),
 ) -> list[tuple[float, int, str]]:
     """`(score, -first position, slug)` per topic, best first (earlier first on a tie)."""
     weights = vocabulary.weights
@@ -481,6 +504,8 @@ def _rank(
         else:
             mass = sum([h[3] for h in items])
             first = min([h[0] for h in items]) if slug in touched else items[0][0]
+        if slug in titled:
+            mass += TITLE_WEIGHT
         frequency = 1.0 + log(mass) if mass >= 1 else mass
         out.append((weight * (frequency + 0.5 - 0.5 * first / length), -first, slug))
     out.sort(reverse=True)
