@@ -23,6 +23,9 @@ EXTRACTED_KINDS = frozenset(TagKind)
 """Kinds this stage owns: earlier tags of these kinds are replaced, not duplicated."""
 
 _WE = re.compile(r"\bwe\b", re.IGNORECASE)
+_EVALUATES = re.compile(r"bench|evaluat|test ?bed|leaderboard", re.IGNORECASE)
+"""A benchmark contribution is about evaluation when its cue says so: a dataset built to
+train the proposed method is not."""
 _VERB = r"we\s+(?:\w+ly\s+|also\s+|further\s+|then\s+|first\s+)?"
 
 
@@ -174,7 +177,8 @@ def tag_record(
         produced.append(method)
     contributions = contribution_tags(text)
     benchmark = [t for t in contributions if t.value == "benchmark"]
-    extra = {EVALUATION_TOPIC: benchmark[0].evidence} if benchmark else None
+    evaluates = [s for t in benchmark for s in t.evidence if _EVALUATES.search(text, *s)]
+    extra = {EVALUATION_TOPIC: tuple(evaluates)} if evaluates else None
     title = "" if record.title_derived else record.title
     for topic in match_topics(text, vocabulary, max_topics=max_topics, extra=extra, title=title):
         produced.append(Tag(TagKind.TOPIC, topic.slug, topic.label, topic.evidence))

@@ -102,6 +102,12 @@ def test_benchmark_contribution_also_tags_evaluation(record) -> None:
     assert "evaluation" in [t.value for t in out.tags_of(TagKind.TOPIC)]
 
 
+def test_training_dataset_contribution_does_not_tag_evaluation(record) -> None:
+    out = tagged(record("We construct a dataset of judging examples to train our judge model."))
+    assert "benchmark" in [t.value for t in out.tags_of(TagKind.CONTRIBUTION)]
+    assert "evaluation" not in [t.value for t in out.tags_of(TagKind.TOPIC)]
+
+
 def test_theory_contribution_from_cue_phrase(record) -> None:
     out = tagged(record("We prove a generalization bound for transformers."))
     assert "theory" in [t.value for t in out.tags_of(TagKind.CONTRIBUTION)]
