@@ -399,6 +399,7 @@ CLAIM_CUES = tuple(
         *("propose", "introduce", "present", "develop", "study", "investigate", "address"),
         *("formulate", "formalize", "formalise", "proposes", "introduces", "presents"),
         *("studies", "investigates"),
+        *("design", "explore", "revisit", "rethink", "examine", "analyze", "analyse"),
     )
 )
 """A sentence with these states the authors' aim: its topics are central."""
