@@ -27,7 +27,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from bib.extract.vocabulary import (
+    COMPARISON_SETTINGS,
     CUE_CLAIM,
+    CUE_COMPARISON,
     CUE_PASSING,
     FUNCTION_WORDS,
     SCAN_BYTES_LOWER,
@@ -140,7 +142,7 @@ def _to_view(position: int, marks: list[int], shifts: list[int]) -> int:
     return position
 
 
-def _clause_end(view: str, start: int, stops: str, limit: int) -> int:
+def _clause_end(view: str, start: int, stops: Iterable[str], limit: int) -> int:
     end = min(limit, len(view))
     for stop in stops:
         found = view.find(stop, start, end)
@@ -312,7 +314,10 @@ def scan(text: str, vocabulary: Vocabulary) -> Scan:
                 while after < len(view) and view[after] in ".,":
                     after += 1
                 stops = ".;:)" if cue == CUE_PASSING else ".;:,)"
-                passing.append((end - 1, _clause_end(view, after, stops, end - 1 + PASSING_REACH)))
+                reach = _clause_end(view, after, stops, end - 1 + PASSING_REACH)
+                if cue == CUE_COMPARISON:
+                    reach = _clause_end(view, after, COMPARISON_SETTINGS, reach)
+                passing.append((end - 1, reach))
             continue
         if exact is not None:
             found = exact.get(view[start - 1 : end - 1].translate(SCAN_TABLE))

@@ -387,11 +387,16 @@ class Vocabulary:
 PASSING_CUES = ("e g", "such as", "including", "like", "versus", "vs", "baseline", "baselines")
 """A topic named after these, in the same clause, is an example or a comparison."""
 CONTRAST_CUES = (
-    *("unlike", "compared to", "compared with", "than", "instead of", "rather than"),
-    *("outperform", "outperforms", "outperforming", "beyond"),
-    *("without", "alternative to", "alternatives to", "as opposed to", "in contrast to"),
+    *("unlike", "instead of", "rather than", "beyond", "without"),
+    *("alternative to", "alternatives to", "as opposed to", "in contrast to"),
 )
 """Like PASSING_CUES, but a comma ends their reach (`Unlike X, we ...`)."""
+COMPARISON_CUES = (
+    *("compared to", "compared with", "than", "outperform", "outperforms", "outperforming"),
+)
+"""Like CONTRAST_CUES, but the task the comparison is made on is not passing: `outperforms
+X on Y` names the baseline X in passing, and the setting Y (`on`, `in`, `across`) is not."""
+COMPARISON_SETTINGS = (" on ", " in ", " across ")
 CLAIM_CUES = tuple(
     f"{who} {verb}"
     for who in ("we", "we also", "we further", "we first", "this paper", "this work")
@@ -403,7 +408,7 @@ CLAIM_CUES = tuple(
     )
 )
 """A sentence with these states the authors' aim: its topics are central."""
-CUE_PASSING, CUE_CONTRAST, CUE_CLAIM = 1, 2, 3
+CUE_PASSING, CUE_CONTRAST, CUE_CLAIM, CUE_COMPARISON = 1, 2, 3, 4
 
 
 def compile_topics(vocabulary: Vocabulary) -> CompiledTopics:
@@ -437,6 +442,7 @@ def compile_topics(vocabulary: Vocabulary) -> CompiledTopics:
     cue_lists = (
         (CUE_PASSING, PASSING_CUES),
         (CUE_CONTRAST, CONTRAST_CUES),
+        (CUE_COMPARISON, COMPARISON_CUES),
         (CUE_CLAIM, CLAIM_CUES),
     )
     for cue_kind, cues in cue_lists:
