@@ -61,9 +61,12 @@ _CONTRIBUTIONS: tuple[
         "method",
         "new method",
         _cue(
-            _VERB + r"(?:propose|introduce|present|develop|design|derive)\b[^.;]{0,100}?"
+            _VERB + r"(?:(?:propose|introduce|present|develop|design|derive)\b[^.;]{0,100}?"
             r"\b(?:method|framework|approach|algorithm|technique|architecture|strategy|mechanism|"
-            r"objective|paradigm|model|operator|detector|metric)s?\b"
+            r"objective|paradigm|model|operator|detector|metric|layer|loss|procedure|scheme|"
+            r"rule|policy|estimator|sampler|attack|defen[cs]e|formulation|module|network)s?\b"
+            r"|propose\b(?![^.;]{0,80}\b(?:benchmarks?|datasets?|corpus|corpora)\b)"
+            r"|(?:introduce|present)\s+(?-i:[A-Z][a-z]+[A-Z][\w-]*|[A-Z][A-Z0-9]+[a-z]*[\w-]*)\b)"
         ),
         _cue(r"\b(?:this|our)\s+(?:paper|work)\s+(?:proposes|introduces|presents)\b"),
         ("this paper", "this work", "our paper", "our work"),

@@ -96,6 +96,16 @@ def test_method_contribution_from_cue_phrase(record) -> None:
     assert [out.abstract[s:e] for s, e in tag.evidence] == ["We propose a new algorithm"]
 
 
+def test_method_contribution_from_a_proposed_name(record) -> None:
+    out = tagged(record("We introduce DreamerLite, which learns a latent dynamics model."))
+    assert [t.value for t in out.tags_of(TagKind.CONTRIBUTION)] == ["method"]
+
+
+def test_proposing_a_benchmark_is_not_a_method(record) -> None:
+    out = tagged(record("We propose a benchmark of 500 agent tasks."))
+    assert [t.value for t in out.tags_of(TagKind.CONTRIBUTION)] == ["benchmark"]
+
+
 def test_benchmark_contribution_also_tags_evaluation(record) -> None:
     out = tagged(record("We introduce a benchmark of 7,000 questions for temporal knowledge."))
     assert "benchmark" in [t.value for t in out.tags_of(TagKind.CONTRIBUTION)]
