@@ -25,11 +25,13 @@ import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from bib.extract.vocabulary import (
     COMPARISON_SETTINGS,
     CUE_CLAIM,
     CUE_COMPARISON,
+    CUE_CONTRAST,
     CUE_PASSING,
     FUNCTION_WORDS,
     SCAN_BYTES_LOWER,
@@ -51,6 +53,12 @@ PASSING_WEIGHT = 0.4
 """A topic named after `e.g.`, `unlike`, `than` ... is mentioned, not studied."""
 CLAIM_WEIGHT = 1.3
 """A topic named in the first sentence or where the authors state their aim is central."""
+_CLAUSE_STOPS = {
+    CUE_PASSING: re.compile(r"[.;:)]"),
+    CUE_CONTRAST: re.compile(r"[.;:,)]"),
+    CUE_COMPARISON: re.compile(r"[.;:,)]| (?:" + "|".join(COMPARISON_SETTINGS) + ") "),
+}
+"""Where a cue's reach ends: the clause, and for a comparison also where its setting starts."""
 _PARENTHESIS = re.compile(r"\(([^()]{1,158})\)")
 """A short parenthesis: an aside, a gloss or a defined acronym (longer ones are clauses)."""
 BRIDGE_REACH = 40
@@ -61,8 +69,9 @@ MIN_SCORE = 1.1
 """Below this a topic is a passing mention, not what the paper is about."""
 
 
-@dataclass(frozen=True, slots=True)
-class TopicMatch:
+class TopicMatch(NamedTuple):
+    """A topic of an abstract (a named tuple: cheap to make for every record)."""
+
     slug: str
     label: str
     evidence: tuple[Span, ...]
@@ -142,13 +151,9 @@ def _to_view(position: int, marks: list[int], shifts: list[int]) -> int:
     return position
 
 
-def _clause_end(view: str, start: int, stops: Iterable[str], limit: int) -> int:
-    end = min(limit, len(view))
-    for stop in stops:
-        found = view.find(stop, start, end)
-        if found != -1:
-            end = found
-    return end
+def _clause_end(view: str, start: int, stops: re.Pattern[str], limit: int) -> int:
+    found = stops.search(view, start, limit)
+    return found.start() if found else min(limit, len(view))
 
 
 def _sentence_end(view: str, position: int) -> int:
@@ -174,14 +179,12 @@ def _parentheses(
     for match in _PARENTHESIS.finditer(view):
         opened, closed = match.span()
         content = match.group(1)
-        if " " in content.strip():
+        if " " in content:
             if "," in content or not _is_gloss(content):
                 asides.append((opened + 1, closed - 1))
             continue
         asides.append((opened + 1, closed - 1))
-        acronym = content.strip()
-        if acronym.endswith("s") and acronym[:-1].isupper():
-            acronym = acronym[:-1]
+        acronym = content[:-1] if content[-1] == "s" and content[:-1].isupper() else content
         if acronym in compiled.abbreviations or not _ACRONYM_SHAPE.fullmatch(acronym):
             continue
         if sum(map(str.isupper, acronym)) < 2:
@@ -313,10 +316,8 @@ def scan(text: str, vocabulary: Vocabulary) -> Scan:
                 after = end - 1
                 while after < len(view) and view[after] in ".,":
                     after += 1
-                stops = ".;:)" if cue == CUE_PASSING else ".;:,)"
+                stops = _CLAUSE_STOPS[cue]
                 reach = _clause_end(view, after, stops, end - 1 + PASSING_REACH)
-                if cue == CUE_COMPARISON:
-                    reach = _clause_end(view, after, COMPARISON_SETTINGS, reach)
                 passing.append((end - 1, reach))
             continue
         if exact is not None:
@@ -436,7 +437,7 @@ def _subsumed(
     ranked: list[tuple[float, int, str]], subsumers: Mapping[str, frozenset[str]]
 ) -> set[str]:
     """Topics that a topic being tagged already says (an LLM agent is an LLM)."""
-    candidates = [slug for score, _, slug in ranked if score >= MIN_SCORE and slug in subsumers]
+    candidates = [slug for score, _, slug in ranked if slug in subsumers and score >= MIN_SCORE]
     if not candidates:
         return set()
     tagged = {slug for score, _, slug in ranked if score >= MIN_SCORE}

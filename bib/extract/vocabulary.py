@@ -396,7 +396,7 @@ COMPARISON_CUES = (
 )
 """Like CONTRAST_CUES, but the task the comparison is made on is not passing: `outperforms
 X on Y` names the baseline X in passing, and the setting Y (`on`, `in`, `across`) is not."""
-COMPARISON_SETTINGS = (" on ", " in ", " across ")
+COMPARISON_SETTINGS = ("on", "in", "across")
 CLAIM_CUES = tuple(
     f"{who} {verb}"
     for who in ("we", "we also", "we further", "we first", "this paper", "this work")
