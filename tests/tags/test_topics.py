@@ -166,3 +166,95 @@ def test_topic_below_the_minimum_score_is_not_tagged(vocabulary) -> None:
 def test_matching_accepts_irregular_plurals(vocabulary) -> None:
     text = "The singular vectors of attention matrices align with features."
     assert evidence(text, vocabulary, "attention-mechanisms") == ["attention matrices"]
+
+
+def test_acronym_inside_its_long_form_links_the_long_form(vocabulary) -> None:
+    text = "We compress the Key-Value (KV) cache. Our KV eviction halves the KV footprint."
+    assert evidence(text, vocabulary, "kv-cache") == ["Key-Value (KV) cache", "KV", "KV"]
+
+
+def test_acronym_inside_its_long_form_spans_a_line_break(vocabulary) -> None:
+    text = "We compress the Key-Value\n   (KV) cache of decoders."
+    assert evidence(text, vocabulary, "kv-cache") == ["Key-Value\n   (KV) cache"]
+
+
+def test_acronym_defined_after_a_hyphenated_long_form_links_later_uses(vocabulary) -> None:
+    text = "Retrieval-Augmented Generation (RAGX) helps. RAGX is cheap, and RAGX scales."
+    assert evidence(text, vocabulary, "rag").count("RAGX") == 3
+
+
+def test_mention_in_an_aside_weighs_less(vocabulary) -> None:
+    text = "We evaluate on several tasks (instruction following, arithmetic reasoning) today."
+    scanned = topics.scan(text, vocabulary)
+    assert scanned.weight(text.index("arithmetic")) < 1.0
+
+
+def test_name_spelled_out_in_parentheses_is_not_an_aside(vocabulary) -> None:
+    text = "Our method, OpenAgent (Tool-Use Agent in Open-World), is new to all of us."
+    scanned = topics.scan(text, vocabulary)
+    assert scanned.weight(text.index("Tool-Use")) >= 1.0
+
+
+def test_baseline_after_outperforms_is_passing_but_the_task_is_not(vocabulary) -> None:
+    text = "Gradient boosting still outperforms deep networks on tabular datasets of all sizes."
+    scanned = topics.scan(text, vocabulary)
+    assert scanned.weight(text.index("deep networks")) < 1.0
+    assert scanned.weight(text.index("tabular")) >= 1.0
+
+
+def test_llm_agent_abstract_is_not_also_tagged_llm(vocabulary) -> None:
+    text = (
+        "Large language models (LLMs) power autonomous agents. We propose a memory for LLM agents."
+    )
+    found = slugs(text, vocabulary)
+    assert "llm-agents" in found and "large-language-models" not in found
+
+
+def test_llm_abstract_without_an_llm_based_system_keeps_the_llm_tag(vocabulary) -> None:
+    text = "Large language models (LLMs) forget. We propose a post-training recipe for LLMs."
+    assert "large-language-models" in slugs(text, vocabulary)
+
+
+def test_user_topic_can_subsume_another(vocabulary) -> None:
+    extended = extend(
+        vocabulary,
+        {"topics": [{"slug": "kv-cache", "label": "KV cache", "subsumes": ["transformers"]}]},
+        "test",
+    )
+    text = "We compress the KV cache of transformers. KV cache eviction keeps transformers fast."
+    assert "transformers" in slugs(text, vocabulary)
+    found = slugs(text, extended)
+    assert "kv-cache" in found and "transformers" not in found
+
+
+def test_subsumed_topic_is_kept_when_the_subsuming_one_scores_too_low(vocabulary) -> None:
+    extended = extend(
+        vocabulary,
+        {"topics": [{"slug": "kv-cache", "label": "KV cache", "subsumes": ["transformers"]}]},
+        "test",
+    )
+    text = "Transformers dominate. We study transformers, unlike the KV cache of decoders."
+    assert "transformers" in slugs(text, extended)
+
+
+def test_title_ranks_a_topic_it_names_higher(vocabulary) -> None:
+    text = "Language models are strong. We study them. We relate this to knowledge distillation."
+    title = "Knowledge Distillation in Language Models"
+    assert "knowledge-distillation" not in slugs(text, vocabulary)
+    assert "knowledge-distillation" in slugs(text, vocabulary, title=title)
+
+
+def test_topic_only_in_the_title_is_not_tagged(vocabulary) -> None:
+    text = "Language models are strong. We study how they fail."
+    assert "mixture-of-experts" not in slugs(text, vocabulary, title="Mixture of Experts")
+
+
+def test_hallucination_in_a_vlm_abstract_is_vlm_hallucination(vocabulary) -> None:
+    text = "Vision-language models (VLMs) hallucinate. We reduce hallucination in VLMs."
+    found = slugs(text, vocabulary)
+    assert "hallucination-in-vlms" in found and "hallucination" not in found
+
+
+def test_reasoning_model_is_a_reasoning_topic(vocabulary) -> None:
+    text = "Large reasoning models think at length. We shorten what reasoning models write."
+    assert evidence(text, vocabulary, "reasoning") == ["Large reasoning models", "reasoning models"]

@@ -1,0 +1,82 @@
+"""The tagger on held-out abstracts, labelled before it was run on them
+(tests/tags/heldout-abstracts.json, areas the seed abstracts do not cover).
+
+Floors are the figures `benchmarks/tags_quality.py` measured, rounded down slightly; they
+guard against tuning the matcher to the seed abstracts at the expense of other fields.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bib.extract.tags import tag_records
+from bib.record import Record, TagKind
+
+FIXTURE = Path(__file__).with_name("heldout-abstracts.json")
+CASES = json.loads(FIXTURE.read_text(encoding="utf-8"))["abstracts"]
+FLOORS = {
+    ("topic", "precision"): 0.77,
+    ("topic", "recall"): 0.97,
+    ("contribution", "precision"): 0.93,
+    ("contribution", "recall"): 0.78,
+}
+
+
+def _tagged(case: dict) -> Record:
+    (out,) = tag_records(
+        [Record(id=case["name"], abstract=case["abstract"], method=case["method"])]
+    )
+    return out
+
+
+@pytest.fixture(scope="module")
+def found() -> dict[str, dict[str, set[str]]]:
+    kinds = {"topic": TagKind.TOPIC, "contribution": TagKind.CONTRIBUTION}
+    return {
+        case["name"]: {
+            name: {t.value for t in _tagged(case).tags_of(kind)} for name, kind in kinds.items()
+        }
+        for case in CASES
+    }
+
+
+def test_labels_name_known_topics(vocabulary) -> None:
+    for case in CASES:
+        assert set(case["topics"]) | set(case["not_topics"]) <= vocabulary.topics.keys(), case[
+            "name"
+        ]
+
+
+@pytest.mark.parametrize("kind, measure", sorted(FLOORS), ids=lambda v: str(v))
+def test_heldout_quality_does_not_fall_below_the_measured_floor(
+    found, kind: str, measure: str
+) -> None:
+    key = "topics" if kind == "topic" else "contributions"
+    tp = sum(len(found[c["name"]][kind] & set(c[key])) for c in CASES)
+    predicted = sum(len(found[c["name"]][kind]) for c in CASES)
+    gold = sum(len(c[key]) for c in CASES)
+    value = tp / predicted if measure == "precision" else tp / gold
+    assert value >= FLOORS[(kind, measure)]
+
+
+DISPUTED = {
+    "graph-oversmoothing": "labelled not normalization-layers before tagging, yet the paper's "
+    "method is a normalisation layer: the tagger is arguably right, the label is kept as written",
+}
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        pytest.param(c, marks=pytest.mark.xfail(reason=DISPUTED[c["name"]], strict=True))
+        if c["name"] in DISPUTED
+        else c
+        for c in CASES
+    ],
+    ids=[c["name"] for c in CASES],
+)
+def test_heldout_abstract_gets_no_topic_it_must_not(found, case: dict) -> None:
+    assert not set(case["not_topics"]) & found[case["name"]]["topic"]
