@@ -41,8 +41,11 @@ def diagnostic(message: str) -> None:
 
 
 def plain_snippet(text: str) -> str:
-    """Snippet markers as markdown bold, readable in a pipe and in JSON."""
-    return text.replace(MARK[0], "**").replace(MARK[1], "**").replace("\n", " ")
+    """Snippet markers as `[[...]]`, as `bib tags --explain` marks evidence.
+
+    Markdown bold would be ambiguous: the texts searched are markdown themselves.
+    """
+    return text.replace(MARK[0], "[[").replace(MARK[1], "]]").replace("\n", " ")
 
 
 def entry_json(entry: Entry, *, full: bool) -> dict[str, Any]:

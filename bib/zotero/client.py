@@ -335,7 +335,7 @@ class ZoteroClient:
         pyzotero's `key_info` puts the key into the URL path (_client.py:680), and its
         error messages print the URL (errors.py:194); this never does either.
         """
-        response = self._send("check the API key", "GET", "/keys/current")
+        response = self._send(f"connecting to {self.endpoint}", "GET", "/keys/current")
         if response.status_code in (401, 403):
             raise BibError("the Zotero API key was refused (HTTP 403)")
         if response.status_code != 200:

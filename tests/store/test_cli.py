@@ -246,14 +246,14 @@ def test_search_json_ranked_with_snippets(cli, store: SQLiteStore) -> None:
     assert [h["key"] for h in data] == ["usmoe2026", "judge2026"]
     assert data[0]["snippets"][0] == {
         "field": "title",
-        "text": "Unified Sparse Mixture of **Experts**",
+        "text": "Unified Sparse Mixture of [[Experts]]",
     }
 
 
 def test_search_plain_output(cli, store: SQLiteStore) -> None:
     out = cli("search", "hypergraphs").stdout
     assert out.splitlines()[0] == "graphs2025\tMessage Passing on Hypergraphs"
-    assert "**Hypergraphs**" in out
+    assert "[[Hypergraphs]]" in out
 
 
 def test_search_with_no_match_exits_0_and_says_so(cli, store: SQLiteStore) -> None:
