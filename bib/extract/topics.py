@@ -192,7 +192,7 @@ def _parentheses(
         if ends is None:
             ends = [hit[1] for hit in hits]
         index = bisect.bisect_right(ends, opened) - 1
-        if index >= 0 and opened - ends[index] <= 48:
+        if index >= 0 and opened - ends[index] <= 48 and view.find(acronym, closed) >= 0:
             start, end, slug = hits[index]
             if len(view[end:opened].split()) <= 3 and _abbreviates(acronym, view, start, opened):
                 acronyms.setdefault(acronym, slug)
@@ -321,7 +321,10 @@ def scan(text: str, vocabulary: Vocabulary) -> Scan:
                 passing.append((end - 1, reach))
             continue
         if exact is not None:
-            found = exact.get(view[start - 1 : end - 1].translate(SCAN_TABLE))
+            written = view[start - 1 : end - 1]
+            found = exact.get(written)
+            if found is None and not written.isalnum():
+                found = exact.get(written.translate(SCAN_TABLE))
             if found is not None:
                 add((start - 1, end - 1, found))
                 continue
