@@ -122,7 +122,7 @@ class Scan:
     view: str
     """The text the offsets were found in (the abstract, whitespace runs squeezed)."""
     passing: list[tuple[int, int]]
-    """`(cue end, reach end)` of every passing cue, in view offsets."""
+    """`[start, end)` where mentions are passing (after a cue, in an aside), view offsets."""
     central: list[tuple[int, int]]
     """`[start, end)` of the sentences that are the first or state the authors' aim."""
     marks: list[int]
@@ -134,11 +134,8 @@ class Scan:
         """How much a mention at `position` (original offset) says the paper is about it."""
         if self.marks:
             position = _to_view(position, self.marks, self.shifts)
-        for cue_end, reach in reversed(self.passing):
-            if cue_end <= position < reach:
-                return PASSING_WEIGHT
-            if cue_end <= position - PASSING_REACH:
-                break
+        if any(low <= position < high for low, high in self.passing):
+            return PASSING_WEIGHT
         if any(low <= position < high for low, high in self.central):
             return CLAIM_WEIGHT
         return 1.0
@@ -364,7 +361,7 @@ def scan(text: str, vocabulary: Vocabulary) -> Scan:
             groups[slug] = [hit]
         else:
             group.append(hit)
-    return Scan(weighted, groups, view, passing, central, marks, shifts, acronyms)
+    return Scan(weighted, groups, view, weak[:-1], strong[:-1], marks, shifts, acronyms)
 
 
 def _subsequence(needle: str, haystack: str) -> bool:
