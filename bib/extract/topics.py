@@ -45,6 +45,9 @@ from bib.record import Span
 _ACRONYM_SHAPE = re.compile(r"[A-Za-z][A-Za-z0-9\-]{0,15}")
 
 _WHITESPACE_RUN = re.compile(r"\s{2,}")
+_NON_ASCII_WORD = re.compile(r"[^\W\x00-\x7f]")
+"""A letter or digit outside ASCII: where one occurs, the byte-table scan (which reads every
+non-ASCII character as a space) would split a word such as `ÜnïLLM`."""
 _NOT_LETTER = re.compile(r"[^A-Z]")
 _WORD = re.compile(r"[A-Za-z0-9]+")
 PASSING_REACH = 100
@@ -287,7 +290,7 @@ def scan(text: str, vocabulary: Vocabulary) -> Scan:
     view = text
     if ("  " in text or "\n" in text or "\t" in text) and _WHITESPACE_RUN.search(text):
         view, marks, shifts = _squeeze(text)
-    if view.isascii() or vocabulary.compiled.ascii:
+    if view.isascii() or (vocabulary.compiled.ascii and not _NON_ASCII_WORD.search(view)):
         raw = b" " + view.encode("ascii", "replace") + b" "
         lowered = raw.translate(SCAN_BYTES_LOWER).decode()
     else:
@@ -437,9 +440,9 @@ def _subsumed(
     ranked: list[tuple[float, int, str]], subsumers: Mapping[str, frozenset[str]]
 ) -> set[str]:
     """Topics that a topic being tagged already says (an LLM agent is an LLM)."""
-    candidates = [slug for score, _, slug in ranked if slug in subsumers and score >= MIN_SCORE]
-    if not candidates:
+    if subsumers.keys().isdisjoint([slug for _, _, slug in ranked]):
         return set()
+    candidates = [slug for score, _, slug in ranked if slug in subsumers and score >= MIN_SCORE]
     tagged = {slug for score, _, slug in ranked if score >= MIN_SCORE}
     return {slug for slug in candidates if not subsumers[slug].isdisjoint(tagged)}
 
@@ -497,22 +500,23 @@ def _rank(
     titled: Iterable[str] = (),
 ) -> list[tuple[float, int, str]]:
     """`(score, -first position, slug)` per topic, best first (earlier first on a tie)."""
-    weights = vocabulary.weights
+    weights, umbrellas = vocabulary.ranking
     below = vocabulary.descendants
     out = []
     log = math.log
+    late = 0.5 / length
     for slug, items in groups.items():
-        weight, generic = weights[slug]
-        if generic and not below[slug].isdisjoint(groups):
+        weight = weights[slug]
+        if slug in umbrellas and not below[slug].isdisjoint(groups):
             weight *= 0.6
         if len(items) == 1:
-            mass, first = items[0][3], items[0][0]
+            first, _, _, mass = items[0]
         else:
             mass = sum([h[3] for h in items])
             first = min([h[0] for h in items]) if slug in touched else items[0][0]
-        if slug in titled:
+        if titled and slug in titled:
             mass += TITLE_WEIGHT
         frequency = 1.0 + log(mass) if mass >= 1 else mass
-        out.append((weight * (frequency + 0.5 - 0.5 * first / length), -first, slug))
+        out.append((weight * (frequency + 0.5 - late * first), -first, slug))
     out.sort(reverse=True)
     return out

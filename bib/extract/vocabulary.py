@@ -349,6 +349,15 @@ class Vocabulary:
         }
 
     @cached_property
+    def ranking(self) -> tuple[dict[str, float], frozenset[str]]:
+        """`weights` as the ranking reads it: topic -> weight, and the set of umbrellas."""
+        weights = self.weights
+        return (
+            {slug: weight for slug, (weight, _) in weights.items()},
+            frozenset(slug for slug, (_, umbrella) in weights.items() if umbrella),
+        )
+
+    @cached_property
     def descendants(self) -> dict[str, frozenset[str]]:
         """Topic -> every topic below it in the tree."""
         below: dict[str, set[str]] = {slug: set() for slug in self.topics}

@@ -258,3 +258,8 @@ def test_hallucination_in_a_vlm_abstract_is_vlm_hallucination(vocabulary) -> Non
 def test_reasoning_model_is_a_reasoning_topic(vocabulary) -> None:
     text = "Large reasoning models think at length. We shorten what reasoning models write."
     assert evidence(text, vocabulary, "reasoning") == ["Large reasoning models", "reasoning models"]
+
+
+def test_non_ascii_letters_are_part_of_a_word(vocabulary) -> None:
+    text = "The ÜnïLLM tokenizer is naïve about LLMs."
+    assert evidence(text, vocabulary, "large-language-models") == ["LLMs"]
