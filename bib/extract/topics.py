@@ -45,9 +45,7 @@ from bib.record import Span
 _ACRONYM_SHAPE = re.compile(r"[A-Za-z][A-Za-z0-9\-]{0,15}")
 
 _WHITESPACE_RUN = re.compile(r"\s{2,}")
-_NON_ASCII_WORD = re.compile(r"[^\W\x00-\x7f]")
-"""A letter or digit outside ASCII: where one occurs, the byte-table scan (which reads every
-non-ASCII character as a space) would split a word such as `ÜnïLLM`."""
+
 _NOT_LETTER = re.compile(r"[^A-Z]")
 _WORD = re.compile(r"[A-Za-z0-9]+")
 PASSING_REACH = 100
@@ -85,6 +83,16 @@ def _bounded(text: str, start: int, end: int) -> bool:
     return (start == 0 or not text[start - 1].isalnum()) and (
         end == len(text) or not text[end].isalnum()
     )
+
+
+def _whole(view: str, start: int, end: int) -> bool:
+    """Whether `view[start:end]` is whole words when non-ASCII letters count as letters: the
+    byte-table scan reads every non-ASCII character as a space, and would find `LLM` in
+    `ÜnïLLM`."""
+    if (start and view[start - 1].isalnum()) or (end < len(view) and view[end].isalnum()):
+        return False
+    found = view[start:end]
+    return found.isascii() or not any(c.isalnum() for c in found if not c.isascii())
 
 
 def _squeeze(text: str) -> tuple[str, list[int], list[int]]:
@@ -290,10 +298,12 @@ def scan(text: str, vocabulary: Vocabulary) -> Scan:
     view = text
     if ("  " in text or "\n" in text or "\t" in text) and _WHITESPACE_RUN.search(text):
         view, marks, shifts = _squeeze(text)
-    if view.isascii() or (vocabulary.compiled.ascii and not _NON_ASCII_WORD.search(view)):
+    odd = not view.isascii()
+    if not odd or vocabulary.compiled.ascii:
         raw = b" " + view.encode("ascii", "replace") + b" "
         lowered = raw.translate(SCAN_BYTES_LOWER).decode()
     else:
+        odd = False
         lowered = " " + view.translate(SCAN_TABLE).lower() + " "
         if len(lowered) != len(view) + 2:
             scanned = " " + view.translate(SCAN_TABLE) + " "
@@ -319,6 +329,8 @@ def scan(text: str, vocabulary: Vocabulary) -> Scan:
                 stops = _CLAUSE_STOPS[cue]
                 reach = _clause_end(view, after, stops, end - 1 + PASSING_REACH)
                 passing.append((end - 1, reach))
+            continue
+        if odd and not _whole(view, start - 1, end - 1):
             continue
         if exact is not None:
             written = view[start - 1 : end - 1]
