@@ -60,8 +60,8 @@ _CLAUSE_STOPS = {
     CUE_COMPARISON: re.compile(r"[.;:,)]| (?:" + "|".join(COMPARISON_SETTINGS) + ") "),
 }
 """Where a cue's reach ends: the clause, and for a comparison also where its setting starts."""
-_PARENTHESIS = re.compile(r"\(([^()]{1,158})\)")
-"""A short parenthesis: an aside, a gloss or a defined acronym (longer ones are clauses)."""
+ASIDE_REACH = 160
+"""A parenthesis longer than this (characters) is a clause, not an aside, gloss or acronym."""
 BRIDGE_REACH = 40
 """How far (characters) a long form interrupted by an acronym may reach on either side."""
 TITLE_WEIGHT = CLAIM_WEIGHT
@@ -145,11 +145,16 @@ class Scan:
         """How much a mention at `position` (original offset) says the paper is about it."""
         if self.marks:
             position = _to_view(position, self.marks, self.shifts)
-        if any(low <= position < high for low, high in self.passing):
-            return PASSING_WEIGHT
-        if any(low <= position < high for low, high in self.central):
-            return CLAIM_WEIGHT
-        return 1.0
+        return _weight(position, self.passing, self.central)
+
+
+def _weight(position: int, passing: list[tuple[int, int]], central: list[tuple[int, int]]) -> float:
+    """The weight of a mention at `position` (view offset), from the spans that set it."""
+    if any(low <= position < high for low, high in passing):
+        return PASSING_WEIGHT
+    if any(low <= position < high for low, high in central):
+        return CLAIM_WEIGHT
+    return 1.0
 
 
 def _to_view(position: int, marks: list[int], shifts: list[int]) -> int:
@@ -170,33 +175,65 @@ def _sentence_end(view: str, position: int) -> int:
 
 
 def _parentheses(
-    view: str, lowered: str, compiled: CompiledTopics, hits: list[tuple[int, int, str]]
-) -> tuple[list[tuple[int, int]], dict[str, str]]:
-    """Read every short parenthesis once: the asides in it, and the acronyms it defines.
+    view: str, compiled: CompiledTopics
+) -> tuple[list[tuple[int, int]], list[tuple[int, int, str]]]:
+    """Read every short parenthesis once: the asides, and the acronyms that may be defined.
 
     An aside is an example, a list or a gloss ("tasks (instruction following, arithmetic
     reasoning)"): its mentions are passing. A name spelled out after the name (`S2L-PO
     (Small-to-Large Policy Optimization)`) is the authors' own description, not an aside.
-    An acronym is defined after a matched long form (`Sparse Mixture of Experts (SMoE)`)
-    or inside one (`Key-Value (KV) cache`, found here and added to `hits`); either way it
-    maps to the long form's topic, so that its later uses count for that topic too.
+    A parenthesis holding one acronym-shaped word unknown to the vocabulary may define it
+    (see `_acronyms`).
     """
     asides: list[tuple[int, int]] = []
-    acronyms: dict[str, str] = {}
-    ends: list[int] | None = None
-    for match in _PARENTHESIS.finditer(view):
-        opened, closed = match.span()
-        content = match.group(1)
+    acronyms: list[tuple[int, int, str]] = []
+    find = view.find
+    opened = find("(")
+    while opened >= 0:
+        closed = find(")", opened + 1, opened + ASIDE_REACH)
+        if closed <= opened + 1:
+            opened = find("(", opened + 1)
+            continue
+        inner = find("(", opened + 1, closed)
+        if inner >= 0:
+            opened = inner
+            continue
+        content = view[opened + 1 : closed]
         if " " in content:
-            if "," in content or not _is_gloss(content):
-                asides.append((opened + 1, closed - 1))
-            continue
-        asides.append((opened + 1, closed - 1))
-        acronym = content[:-1] if content[-1] == "s" and content[:-1].isupper() else content
-        if acronym in compiled.abbreviations or not _ACRONYM_SHAPE.fullmatch(acronym):
-            continue
-        if sum(map(str.isupper, acronym)) < 2:
-            continue
+            if not content[0].isupper() or "," in content or not _is_gloss(content):
+                asides.append((opened + 1, closed))
+        else:
+            asides.append((opened + 1, closed))
+            acronym = content[:-1] if content[-1] == "s" and content[:-1].isupper() else content
+            if (
+                acronym[0].isalpha()
+                and acronym not in compiled.abbreviations
+                and _ACRONYM_SHAPE.fullmatch(acronym)
+                and sum(map(str.isupper, acronym)) >= 2
+            ):
+                acronyms.append((opened, closed + 1, acronym))
+        opened = find("(", closed + 1)
+    return asides, acronyms
+
+
+def _acronyms(
+    view: str,
+    lowered: str,
+    candidates: list[tuple[int, int, str]],
+    compiled: CompiledTopics,
+    hits: list[tuple[int, int, str]],
+) -> tuple[dict[str, str], bool]:
+    """The acronyms the abstract defines, mapped to their long form's topic, and whether
+    `hits` changed.
+
+    An acronym is defined after a matched long form (`Sparse Mixture of Experts (SMoE)`)
+    or inside one (`Key-Value (KV) cache`, found here and added to `hits`); either way its
+    later uses count for the long form's topic.
+    """
+    acronyms: dict[str, str] = {}
+    changed = False
+    ends: list[int] | None = None
+    for opened, closed, acronym in candidates:
         if ends is None:
             ends = [hit[1] for hit in hits]
         index = bisect.bisect_right(ends, opened) - 1
@@ -208,9 +245,10 @@ def _parentheses(
         found = _bridge(view, lowered, opened, closed, compiled, hits)
         if found is not None:
             ends = None
+            changed = True
             if _abbreviates(acronym, view, found[0], opened):
                 acronyms.setdefault(acronym, found[2])
-    return asides, acronyms
+    return acronyms, changed
 
 
 def _is_gloss(content: str) -> bool:
@@ -264,27 +302,6 @@ def _bridge(
     return None
 
 
-def _union(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Overlapping `[start, end)` ranges merged, in order."""
-    out: list[tuple[int, int]] = []
-    for start, end in sorted(spans):
-        if out and start <= out[-1][1]:
-            if end > out[-1][1]:
-                out[-1] = (out[-1][0], end)
-        else:
-            out.append((start, end))
-    return out
-
-
-def _central_sentences(view: str, claims: list[int]) -> list[tuple[int, int]]:
-    """`[start, end)` of the first sentence and of every sentence stating the authors' aim."""
-    out = [(0, _sentence_end(view, 0))]
-    for claim in claims:
-        start = view.rfind(". ", 0, claim)
-        out.append((0 if start < 0 else start + 2, _sentence_end(view, claim)))
-    return out
-
-
 def scan(text: str, vocabulary: Vocabulary) -> Scan:
     """Find every vocabulary phrase and weighing cue in one pass of the automaton.
 
@@ -309,11 +326,19 @@ def scan(text: str, vocabulary: Vocabulary) -> Scan:
             scanned = " " + view.translate(SCAN_TABLE) + " "
             lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in scanned)
         lowered = "".join(c if c.isalnum() else " " for c in lowered)
-    size = len(lowered) - 1
+    asides: list[tuple[int, int]] = []
+    candidates: list[tuple[int, int, str]] = []
+    if "(" in view:
+        asides, candidates = _parentheses(view, vocabulary.compiled)
+    first = _sentence_end(view, 0)
+    central = [(0, first)]
+    claimed = first  # mentions before this offset (unless passing) are in a central sentence
+    reach = -1  # mentions before this offset are passing: cues come before what they reach
+    asides.append((len(view), len(view)))
+    aside, (aside_start, aside_end) = 0, asides[0]
     hits: list[tuple[int, int, str]] = []
+    weights: list[float] = []
     passing: list[tuple[int, int]] = []
-    claims: list[int] = []
-    add = hits.append
     for last, (length, slug, exact, cue) in automaton.iter_long(lowered):
         end = last + 1
         if lowered[end] != " ":
@@ -321,14 +346,23 @@ def scan(text: str, vocabulary: Vocabulary) -> Scan:
         start = end - length
         if cue:
             if cue == CUE_CLAIM:
-                claims.append(start - 1)
+                opening = view.rfind(". ", 0, start - 1)
+                opening = 0 if opening < 0 else opening + 2
+                closing = _sentence_end(view, start - 1)
+                central.append((opening, closing))
+                claimed = max(claimed, closing)
+                k = len(hits) - 1
+                while k >= 0 and hits[k][0] >= opening:
+                    if weights[k] == 1.0:
+                        weights[k] = CLAIM_WEIGHT
+                    k -= 1
             else:
                 after = end - 1
                 while after < len(view) and view[after] in ".,":
                     after += 1
-                stops = _CLAUSE_STOPS[cue]
-                reach = _clause_end(view, after, stops, end - 1 + PASSING_REACH)
-                passing.append((end - 1, reach))
+                stop = _clause_end(view, after, _CLAUSE_STOPS[cue], end - 1 + PASSING_REACH)
+                passing.append((end - 1, stop))
+                reach = max(reach, stop)
             continue
         if odd and not _whole(view, start - 1, end - 1):
             continue
@@ -338,35 +372,35 @@ def scan(text: str, vocabulary: Vocabulary) -> Scan:
             if found is None and not written.isalnum():
                 found = exact.get(written.translate(SCAN_TABLE))
             if found is not None:
-                add((start - 1, end - 1, found))
+                slug = found
+            elif slug is None:
                 continue
-        if slug is not None:
-            add((start - 1, end - 1, slug))
+        elif slug is None:
+            continue
+        start -= 1
+        if start < reach:
+            weight = PASSING_WEIGHT
+        else:
+            while aside_end <= start:
+                aside += 1
+                aside_start, aside_end = asides[aside]
+            if aside_start <= start:
+                weight = PASSING_WEIGHT
+            else:
+                weight = CLAIM_WEIGHT if start < claimed else 1.0
+        hits.append((start, end - 1, slug))
+        weights.append(weight)
+    asides.pop()
+    passing += asides
     acronyms: dict[str, str] = {}
-    if "(" in view:
-        asides, acronyms = _parentheses(view, lowered, vocabulary.compiled, hits)
-        passing += asides
-    central = _central_sentences(view, claims)
-    weak, strong = _union(passing), _union(central)
-    weak.append((size, size))
-    strong.append((size, size))
-    i = j = 0
-    low, high = weak[0]
-    claim_low, claim_high = strong[0]
+    if candidates:
+        acronyms, changed = _acronyms(view, lowered, candidates, vocabulary.compiled, hits)
+        if changed:
+            weights = [_weight(h[0], passing, central) for h in hits]
     weighted: list[tuple[int, int, str, float]] = []
     groups: dict[str, list[Hit]] = {}
     keep = weighted.append
-    for start, end, slug in hits:
-        while high <= start:
-            i += 1
-            low, high = weak[i]
-        if low <= start:
-            weight = PASSING_WEIGHT
-        else:
-            while claim_high <= start:
-                j += 1
-                claim_low, claim_high = strong[j]
-            weight = CLAIM_WEIGHT if claim_low <= start else 1.0
+    for (start, end, slug), weight in zip(hits, weights, strict=True):
         if marks:
             start, end = _original(start, marks, shifts), _original(end - 1, marks, shifts) + 1
         hit = (start, end, slug, weight)
@@ -376,7 +410,7 @@ def scan(text: str, vocabulary: Vocabulary) -> Scan:
             groups[slug] = [hit]
         else:
             group.append(hit)
-    return Scan(weighted, groups, view, weak[:-1], strong[:-1], marks, shifts, acronyms)
+    return Scan(weighted, groups, view, passing, central, marks, shifts, acronyms)
 
 
 def _subsequence(needle: str, haystack: str) -> bool:
