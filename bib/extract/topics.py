@@ -46,7 +46,6 @@ _ACRONYM_SHAPE = re.compile(r"[A-Za-z][A-Za-z0-9\-]{0,15}")
 
 _WHITESPACE_RUN = re.compile(r"\s{2,}")
 
-_NOT_LETTER = re.compile(r"[^A-Z]")
 _WORD = re.compile(r"[A-Za-z0-9]+")
 PASSING_REACH = 100
 """How far (characters) a cue such as `e.g.` or `unlike` reaches forward."""
@@ -118,16 +117,17 @@ def _original(position: int, marks: list[int], shifts: list[int]) -> int:
     return position + (shifts[k - 1] if k else 0)
 
 
-Hit = tuple[int, int, str, float]
-"""`(start, end, slug, weight)`: a mention, its topic and how much it says."""
+Hit = list
+"""`[start, end, slug, weight]`: a mention, its topic and how much it says (a list, since a
+claim later in the sentence raises the weight of the mentions before it)."""
 
 
 @dataclass(slots=True)
 class Scan:
     """One pass over an abstract: topic hits and what weighs each mention."""
 
-    hits: list[tuple[int, int, str, float]]
-    """Whole-word hits `(start, end, slug, weight)`, leftmost-longest, in original offsets."""
+    hits: list[Hit]
+    """Whole-word hits `[start, end, slug, weight]`, leftmost-longest, in original offsets."""
     groups: dict[str, list[Hit]]
     """The hits by topic, in order."""
     view: str
@@ -150,10 +150,12 @@ class Scan:
 
 def _weight(position: int, passing: list[tuple[int, int]], central: list[tuple[int, int]]) -> float:
     """The weight of a mention at `position` (view offset), from the spans that set it."""
-    if any(low <= position < high for low, high in passing):
-        return PASSING_WEIGHT
-    if any(low <= position < high for low, high in central):
-        return CLAIM_WEIGHT
+    for low, high in passing:
+        if low <= position < high:
+            return PASSING_WEIGHT
+    for low, high in central:
+        if low <= position < high:
+            return CLAIM_WEIGHT
     return 1.0
 
 
@@ -221,7 +223,7 @@ def _acronyms(
     lowered: str,
     candidates: list[tuple[int, int, str]],
     compiled: CompiledTopics,
-    hits: list[tuple[int, int, str]],
+    hits: list[Hit],
 ) -> tuple[dict[str, str], bool]:
     """The acronyms the abstract defines, mapped to their long form's topic, and whether
     `hits` changed.
@@ -238,7 +240,7 @@ def _acronyms(
             ends = [hit[1] for hit in hits]
         index = bisect.bisect_right(ends, opened) - 1
         if index >= 0 and opened - ends[index] <= 48 and view.find(acronym, closed) >= 0:
-            start, end, slug = hits[index]
+            start, end, slug = hits[index][:3]
             if len(view[end:opened].split()) <= 3 and _abbreviates(acronym, view, start, opened):
                 acronyms.setdefault(acronym, slug)
                 continue
@@ -259,7 +261,10 @@ def _is_gloss(content: str) -> bool:
 def _abbreviates(acronym: str, view: str, start: int, end: int) -> bool:
     """Whether the acronym's letters contain the initials of `view[start:end]` in order."""
     wanted = initials(_WORD.findall(view, start, end))
-    return bool(wanted) and _subsequence(wanted, _NOT_LETTER.sub("", acronym.upper()))
+    if not wanted:
+        return False
+    letters = iter(acronym.upper())
+    return all(c in letters for c in wanted)
 
 
 def _bridge(
@@ -268,7 +273,7 @@ def _bridge(
     opened: int,
     closed: int,
     compiled: CompiledTopics,
-    hits: list[tuple[int, int, str]],
+    hits: list[Hit],
 ) -> tuple[int, int, str] | None:
     """The long form that the parenthesis `view[opened:closed]` interrupts, if any, added
     to `hits` (spanning the parenthesis, replacing hits inside it).
@@ -296,7 +301,7 @@ def _bridge(
         start = end - length
         if cue or slug is None or start >= gap or end <= gap + 1 or joined[end] != " ":
             continue
-        hit = (left + start - 2, after + end - gap - 2, slug)
+        hit = [left + start - 2, after + end - gap - 2, slug, 1.0]
         hits[:] = sorted([h for h in hits if h[1] <= hit[0] or h[0] >= hit[1]] + [hit])
         return hit
     return None
@@ -336,8 +341,8 @@ def scan(text: str, vocabulary: Vocabulary) -> Scan:
     reach = -1  # mentions before this offset are passing: cues come before what they reach
     asides.append((len(view), len(view)))
     aside, (aside_start, aside_end) = 0, asides[0]
-    hits: list[tuple[int, int, str]] = []
-    weights: list[float] = []
+    hits: list[Hit] = []
+    groups: dict[str, list[Hit]] = {}
     passing: list[tuple[int, int]] = []
     for last, (length, slug, exact, cue) in automaton.iter_long(lowered):
         end = last + 1
@@ -353,8 +358,8 @@ def scan(text: str, vocabulary: Vocabulary) -> Scan:
                 claimed = max(claimed, closing)
                 k = len(hits) - 1
                 while k >= 0 and hits[k][0] >= opening:
-                    if weights[k] == 1.0:
-                        weights[k] = CLAIM_WEIGHT
+                    if hits[k][3] == 1.0:
+                        hits[k][3] = CLAIM_WEIGHT
                     k -= 1
             else:
                 after = end - 1
@@ -388,34 +393,28 @@ def scan(text: str, vocabulary: Vocabulary) -> Scan:
                 weight = PASSING_WEIGHT
             else:
                 weight = CLAIM_WEIGHT if start < claimed else 1.0
-        hits.append((start, end - 1, slug))
-        weights.append(weight)
+        hit = [start, end - 1, slug, weight]
+        hits.append(hit)
+        group = groups.get(slug)
+        if group is None:
+            groups[slug] = [hit]
+        else:
+            group.append(hit)
     asides.pop()
     passing += asides
     acronyms: dict[str, str] = {}
     if candidates:
         acronyms, changed = _acronyms(view, lowered, candidates, vocabulary.compiled, hits)
         if changed:
-            weights = [_weight(h[0], passing, central) for h in hits]
-    weighted: list[tuple[int, int, str, float]] = []
-    groups: dict[str, list[Hit]] = {}
-    keep = weighted.append
-    for (start, end, slug), weight in zip(hits, weights, strict=True):
-        if marks:
-            start, end = _original(start, marks, shifts), _original(end - 1, marks, shifts) + 1
-        hit = (start, end, slug, weight)
-        keep(hit)
-        group = groups.get(slug)
-        if group is None:
-            groups[slug] = [hit]
-        else:
-            group.append(hit)
-    return Scan(weighted, groups, view, passing, central, marks, shifts, acronyms)
-
-
-def _subsequence(needle: str, haystack: str) -> bool:
-    it = iter(haystack)
-    return all(c in it for c in needle)
+            groups = {}
+            for hit in hits:
+                hit[3] = _weight(hit[0], passing, central)
+                groups.setdefault(hit[2], []).append(hit)
+    if marks:
+        for hit in hits:
+            hit[1] = _original(hit[1] - 1, marks, shifts) + 1
+            hit[0] = _original(hit[0], marks, shifts)
+    return Scan(hits, groups, view, passing, central, marks, shifts, acronyms)
 
 
 def acronym_spans(text: str, acronym: str) -> list[Span]:
@@ -504,7 +503,7 @@ def _add(
     have = {(h[0], h[1]) for h in items}
     for start, end in spans:
         if (start, end) not in have:
-            items.append((start, end, slug, scanned.weight(start)))
+            items.append([start, end, slug, scanned.weight(start)])
             touched.add(slug)
 
 
