@@ -462,7 +462,7 @@ def match_topics(
     labels = vocabulary.topics
     titled = _title_topics(title, vocabulary, groups) if title else ()
     ranked = _rank(groups, vocabulary, len(text), touched, titled)
-    redundant = _subsumed(ranked, vocabulary.subsumers)
+    redundant = _subsumed(ranked, vocabulary.subsumers, groups)
     out: list[TopicMatch] = []
     for score, _, slug in ranked:
         if len(out) == max_topics or (score < MIN_SCORE and not asserted):
@@ -482,10 +482,12 @@ def _inside(span: Span, hits: Iterable[Hit]) -> bool:
 
 
 def _subsumed(
-    ranked: list[tuple[float, int, str]], subsumers: Mapping[str, frozenset[str]]
+    ranked: list[tuple[float, int, str]],
+    subsumers: Mapping[str, frozenset[str]],
+    groups: Mapping[str, list[Hit]],
 ) -> set[str]:
     """Topics that a topic being tagged already says (an LLM agent is an LLM)."""
-    if subsumers.keys().isdisjoint([slug for _, _, slug in ranked]):
+    if subsumers.keys().isdisjoint(groups):
         return set()
     candidates = [slug for score, _, slug in ranked if slug in subsumers and score >= MIN_SCORE]
     tagged = {slug for score, _, slug in ranked if score >= MIN_SCORE}
@@ -513,11 +515,13 @@ def _infer(groups: dict[str, list[Hit]], vocabulary: Vocabulary, touched: set[st
     Context means the topics named in `combines` themselves, not topics below them: an
     abstract on test-time scaling is not thereby about LLM training.
     """
-    for slug, broader in vocabulary.implications.items():
-        if slug in groups:
-            for other in broader:
-                groups.setdefault(other, []).extend(groups[slug])
-                touched.add(other)
+    implications = vocabulary.implications
+    if not implications.keys().isdisjoint(groups):
+        for slug, broader in implications.items():
+            if slug in groups:
+                for other in broader:
+                    groups.setdefault(other, []).extend(groups[slug])
+                    touched.add(other)
     for slug, part, context, keeps in vocabulary.combinations:
         if part in groups and not context.isdisjoint(groups):
             found = groups[part] if keeps else groups.pop(part)
