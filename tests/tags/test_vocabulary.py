@@ -36,9 +36,9 @@ def test_topics_form_a_tree_with_one_root(vocabulary) -> None:
         assert vocabulary.ancestors(slug)[-1:] in ((), ("machine-learning",)), slug
 
 
-def test_every_parent_combines_and_implies_names_a_known_topic(vocabulary) -> None:
+def test_every_parent_combines_implies_and_subsumes_names_a_known_topic(vocabulary) -> None:
     for topic in vocabulary.topics.values():
-        for other in (topic.parent, *topic.combines, *topic.implies):
+        for other in (topic.parent, *topic.combines, *topic.implies, *topic.subsumes):
             assert other is None or other in vocabulary.topics, (topic.slug, other)
 
 
