@@ -9,13 +9,18 @@ text itself is never rewritten word by word. Hits are whole words; where they ov
 leftmost, then longest, wins ("sparse mixture of experts", not "mixture of experts").
 
 An acronym the abstract defines after a matched long form ("Sparse Mixture of Experts
-(SMoE)") carries the long form's topic to its later uses, even when the vocabulary does
-not know the acronym.
+(SMoE)") or inside one ("Key-Value (KV) cache") carries the long form's topic to its later
+uses, even when the vocabulary does not know the acronym.
 
 Ranking weighs each mention (more in the first sentence or where the authors state their
-aim, less after "e.g." or "unlike"), sums them with diminishing returns, favours early
-mentions, and multiplies by specificity: a generic topic ("machine learning",
-"optimization") weighs less, and less again when a topic below it is also present.
+aim, less after "e.g." or "unlike", after "than" up to the task compared on, or inside a
+parenthetical aside), sums them with diminishing returns, favours early mentions, and
+multiplies by specificity: a generic topic ("machine learning", "optimization") weighs
+less, and less again when a topic below it is also present. A real title counts as one
+more central mention of the topics it names. A topic that a tagged topic subsumes (LLMs
+beside LLM agents) is not tagged. Mentions are weighed and grouped during the one pass of
+the automaton: cues come before the mentions they reach, and a claim found later in a
+sentence raises the weight of the sentence's earlier mentions.
 """
 
 from __future__ import annotations
