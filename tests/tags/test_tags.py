@@ -126,3 +126,14 @@ def test_theory_contribution_from_cue_phrase(record) -> None:
 def test_no_contribution_without_a_cue(record) -> None:
     out = tagged(record("Transformers are widely used in vision."))
     assert out.tags_of(TagKind.CONTRIBUTION) == []
+
+
+def test_real_title_ranks_its_topics_but_a_derived_one_does_not(record) -> None:
+    text = "Language models are strong. We study them. We relate this to knowledge distillation."
+    title = "Knowledge Distillation in Language Models"
+
+    def topics(**fields) -> list[str]:
+        return [t.value for t in tagged(record(text, **fields)).tags_of(TagKind.TOPIC)]
+
+    assert "knowledge-distillation" in topics(title=title)
+    assert "knowledge-distillation" not in topics(title=title, title_derived=True)
