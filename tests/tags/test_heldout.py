@@ -62,21 +62,6 @@ def test_heldout_quality_does_not_fall_below_the_measured_floor(
     assert value >= FLOORS[(kind, measure)]
 
 
-DISPUTED = {
-    "graph-oversmoothing": "labelled not normalization-layers before tagging, yet the paper's "
-    "method is a normalisation layer: the tagger is arguably right, the label is kept as written",
-}
-
-
-@pytest.mark.parametrize(
-    "case",
-    [
-        pytest.param(c, marks=pytest.mark.xfail(reason=DISPUTED[c["name"]], strict=True))
-        if c["name"] in DISPUTED
-        else c
-        for c in CASES
-    ],
-    ids=[c["name"] for c in CASES],
-)
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
 def test_heldout_abstract_gets_no_topic_it_must_not(found, case: dict) -> None:
     assert not set(case["not_topics"]) & found[case["name"]]["topic"]
