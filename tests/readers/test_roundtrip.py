@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bib.latex import clean
+from bib.latex import to_text
 from bib.readers import bibtex
 from bib.record import Record
 from bib.writers import render
@@ -46,7 +46,7 @@ texts = st.lists(
     max_size=20,
 ).map("".join)
 LIGATURES = ("``", "!`", "?`")
-texts = texts.filter(lambda text: not any(lig in clean(text) for lig in LIGATURES))
+texts = texts.filter(lambda text: not any(lig in to_text(text) for lig in LIGATURES))
 
 
 def record(title: str, abstract: str) -> Record:
