@@ -709,25 +709,37 @@ def verbatim_value(value: str) -> str:
 
 
 def to_text(text: str) -> str:
-    """Record text -> plain Unicode: markdown stripped, commands dropped, math rendered."""
+    """Record text -> plain Unicode: markdown stripped, commands dropped, math rendered, and
+    TeX ligatures (`--`, `''`) shown as the characters the `.bib` prints, so that CSL-JSON
+    says what the PDF says and a `.bib` read back gives the same text."""
     text = clean(text)
     if _STOP.search(text) is None:
-        return text
-    return clean(_plain(parse(text)))
+        return _typeset(text)
+    return clean(_plain(parse(text), typeset=True))
 
 
-def _plain(nodes: list[Node]) -> str:
+def _typeset(text: str) -> str:
+    for source, shown in _LIGATURES:
+        if source in text:
+            text = text.replace(source, shown)
+    return text
+
+
+def _plain(nodes: list[Node], *, typeset: bool = False) -> str:
     out: list[str] = []
     for node in nodes:
         if isinstance(node, str):
-            out.append(node)
+            out.append(_typeset(node) if typeset else node)
         elif isinstance(node, Math):
             out.append(_math_text(node[0]))
         elif isinstance(node, Styled):
-            out.append(_plain(node[1]))
+            out.append(_plain(node[1], typeset=typeset))
         elif isinstance(node, Link):
             shown = _plain(node[1]) if node[1] else ""
-            out.append(f"{shown} ({node[0]})" if shown and shown != node[0] else node[0])
+            if shown and shown != node[0]:
+                out.append(f"{_plain(node[1], typeset=typeset)} ({node[0]})")
+            else:
+                out.append(node[0])
         else:
             out.append(node[0])
     return "".join(out)
