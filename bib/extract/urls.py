@@ -52,8 +52,16 @@ def clean(url: str) -> str:
     return url
 
 
+def _host(url: str) -> str:
+    try:
+        host = urlsplit(url).hostname or ""
+    except ValueError:  # an unbalanced `[` reads as a broken IPv6 host: no known host then
+        return ""
+    return host.lower().removeprefix("www.")
+
+
 def role(url: str) -> LinkRole:
-    host = (urlsplit(url).hostname or "").lower().removeprefix("www.")
+    host = _host(url)
     if any(host == h or host.endswith("." + h) for h in _CODE_HOSTS):
         return LinkRole.CODE
     if any(host == h or host.endswith("." + h) for h in _PAPER_HOSTS) or url.lower().endswith(
