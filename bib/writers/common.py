@@ -90,6 +90,11 @@ def join_sentences(parts: list[str]) -> str:
 def check_unique_keys(records: list[Record]) -> None:
     seen: set[str] = set()
     for record in records:
-        if record.key in seen:
-            raise error(record, f"citation key {record.key!r} is used by two records")
-        seen.add(record.key)
+        check_new_key(record, seen)
+
+
+def check_new_key(record: Record, seen: set[str]) -> None:
+    """Refuse a key already in `seen` (the keys written so far), else add it."""
+    if record.key in seen:
+        raise error(record, f"citation key {record.key!r} is used by two records")
+    seen.add(record.key)
