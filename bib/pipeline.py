@@ -22,12 +22,10 @@ from bib.record import Record
 Stage = Callable[[Iterable[Record]], Iterable[Record]]
 Report = Callable[[str], None]
 
-DEFAULT_STAGES: tuple[Stage, ...] = (
-    tag_methods,
-    tag_urls,
-    derive_titles,
-    tag_stream,
-)
+KEY_STAGES: tuple[Stage, ...] = (tag_methods, tag_urls, derive_titles)
+"""The default stages whose output citation keys depend on (method names, titles); a caller
+that streams its output may run the others after `run`, record by record (`bib convert`)."""
+DEFAULT_STAGES: tuple[Stage, ...] = (*KEY_STAGES, tag_stream)
 DEFAULT = DEFAULT_STAGES
 
 
