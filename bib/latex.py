@@ -25,6 +25,7 @@ import unicodedata
 from functools import cache, lru_cache
 from importlib import resources
 
+from pylatexenc import latexwalker, macrospec
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 
 ASCII_FALLBACK = "?"
@@ -138,6 +139,8 @@ _TEXT_SYMBOLS = {
     "textgreater": ">",
     "textbar": "|",
     "textunderscore": "_",
+    "textasciigrave": "`",
+    "lbrack": "[",
     "textquoteleft": "‘",  # noqa: RUF001
     "textquoteright": "’",  # noqa: RUF001
     "textquotedblleft": "“",
@@ -412,7 +415,15 @@ def _emphasis(items: list[Node | _Delim]) -> list[Node]:
 
 
 def _literal(items: list[Node | _Delim]) -> list[Node]:
-    return [item.char * item.count if isinstance(item, _Delim) else item for item in items]
+    """Unpaired delimiters become text; adjacent text joins (so that `\\'eA` is one word)."""
+    out: list[Node] = []
+    for item in items:
+        text = item.char * item.count if isinstance(item, _Delim) else item
+        if isinstance(text, str) and out and type(out[-1]) is str:
+            out[-1] += text
+        else:
+            out.append(text)
+    return out
 
 
 def _command(src: _Source, j: int, end: int, depth: int) -> tuple[Node | None, int]:
@@ -766,3 +777,120 @@ def decoder(math_mode: str = "text") -> LatexNodes2Text:
 def decode(latex: str) -> str:
     """A LaTeX value written by `to_latex` or `escape` -> Unicode (what it prints)."""
     return clean(decoder().latex_to_text(latex))
+
+
+# --- reading: LaTeX values back into record text -------------------------------------------
+
+_RECORD_ESCAPES = {
+    "\\": "\\textbackslash{}",
+    "$": "\\$",
+    "*": "\\*",
+    "_": "\\_",
+    "<": "\\<",
+    "`": "\\textasciigrave{}",
+    "[": "\\lbrack{}",
+    "{": "\\{",
+    "}": "\\}",
+}
+_RECORD_SPECIAL = re.compile(r"[\\$*_<`\[{}]")
+_NEEDS_LATEX = re.compile(r"[\\$%{}~]|--|``|''")
+_NEEDS_LITERAL = re.compile(r"[*_<`\[]")
+_URL_ARGUMENT = re.compile(r"(\\(?:url|href)\s*\{)([^{}]*)(\})")
+_PLACEHOLDER = re.compile("\ue000(\\d+)\ue001")
+
+
+class _RecordText(LatexNodes2Text):
+    """pylatexenc's LaTeX->text, writing record text instead of plain text: formatting
+    commands and math stay markup, and (with `escape`) characters that record text would
+    read as markup (`*`, `_`, `$`, ...) are escaped."""
+
+    def __init__(self, escape: bool):
+        super().__init__(
+            latex_context=decoder().latex_context, math_mode="verbatim", strict_latex_spaces=True
+        )
+        self.escape = escape
+
+    def literal(self, text: str) -> str:
+        text = text.replace("\xa0", " ")
+        if not self.escape:
+            return text
+        return _RECORD_SPECIAL.sub(lambda m: _RECORD_ESCAPES[m.group()], text)
+
+    def chars_node_to_text(self, node, textcol=0):
+        return self.literal(super().chars_node_to_text(node, textcol))
+
+    def specials_node_to_text(self, node):
+        return self.literal(super().specials_node_to_text(node))
+
+    def comment_node_to_text(self, node):
+        # `50% faster` is a LaTeX comment, but in a BibTeX value it is a forgotten `\%`
+        return self.literal("%" + node.comment + node.comment_post_space)
+
+    def math_node_to_text(self, node):
+        source, end = node.latex_verbatim(), node.pos + node.len
+        after = node.parsing_state.s[end:].lstrip("{}")[:1]
+        if node.delimiters[0] == "$" and after.isdigit():  # `$x$2` is not math in record text
+            return "\\(" + source[1:-1] + "\\)"
+        return source
+
+    def macro_node_to_text(self, node):
+        args = [a for a in (node.nodeargd.argnlist if node.nodeargd else []) if a is not None]
+        name = node.macroname
+        if (name in _STYLE_COMMANDS or name in ("url", "href")) and args:
+            groups = "}{".join(self._groupnodecontents_to_text(a) for a in args)
+            return "\\" + name + "{" + groups + "}"
+        text = super().macro_node_to_text(node)
+        return text if args else self.literal(text)  # arguments were converted already
+
+
+@cache
+def _record_text(escape: bool) -> _RecordText:
+    return _RecordText(escape)
+
+
+@cache
+def _walker_context() -> macrospec.LatexContextDb:
+    """pylatexenc's parser, told the arguments of every command record text keeps."""
+    db = latexwalker.get_default_latex_context_db()
+    db.add_context_category(
+        "bib",
+        prepend=True,
+        macros=[
+            macrospec.MacroSpec(name, "{{" if name == "href" else "{")
+            for name in (*_STYLE_COMMANDS, "url", "href")
+        ],
+    )
+    return db
+
+
+def from_latex(latex: str) -> str:
+    """A BibTeX value (title, abstract, note) -> record text that `to_latex` writes back as it
+    was and `to_text` renders as it prints: accents, escapes and symbols become Unicode,
+    grouping braces go, formatting commands, links and math stay markup.
+
+    Literal characters that record text reads as markup are escaped only when they would be
+    (`a*b*c`, not `BERT_base`), so that titles read from third-party files stay plain.
+    """
+    if _NEEDS_LATEX.search(latex) is None and _NEEDS_LITERAL.search(latex) is None:
+        return clean(latex)
+    urls: list[str] = []
+
+    def hide(m: re.Match[str]) -> str:
+        urls.append(m.group(2))  # verbatim: `%`, `#`, `~` in a URL are not LaTeX
+        return f"{m.group(1)}\ue000{len(urls) - 1}\ue001{m.group(3)}"
+
+    hidden = _URL_ARGUMENT.sub(hide, latex.replace("\ue000", "").replace("\ue001", ""))
+    nodes = latexwalker.LatexWalker(
+        hidden, latex_context=_walker_context(), tolerant_parsing=True
+    ).get_latex_nodes()[0]
+
+    def convert(escape: bool) -> str:
+        text = _record_text(escape).nodelist_to_text(nodes)
+        return clean(_PLACEHOLDER.sub(lambda m: urls[int(m.group(1))], text))
+
+    plain = convert(False)
+    if _STOP.search(plain) is None:
+        return plain
+    escaped = convert(True)
+    same = to_text(plain) == to_text(escaped) and to_latex(plain) == to_latex(escaped)
+    return plain if same else escaped

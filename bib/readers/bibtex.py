@@ -12,18 +12,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 
 import bibtexparser
 import bibtexparser.customization
 from bibtexparser.bparser import BibTexParser
-from pylatexenc.latex2text import LatexNodes2Text
 
 from bib import venues
 from bib.errors import BibError
 from bib.extract.urls import role
 from bib.identity import normalize_arxiv, normalize_doi, record_id
+from bib.latex import decoder, from_latex
 from bib.readers.paperlist import decode
 from bib.readers.roundtrip import merge_links, split_note
 from bib.record import Author, EntryType, Link, Record, Source, Tag, TagKind
@@ -61,13 +60,11 @@ class _Span:
     line: int
 
 
-@cache
-def _latex() -> LatexNodes2Text:
-    return LatexNodes2Text(math_mode="verbatim", strict_latex_spaces=True)
-
-
 def to_unicode(value: str) -> str:
-    """LaTeX text to Unicode; math spans kept as written; plain spans never reach pylatexenc."""
+    """LaTeX plain text (names, keywords, publisher, extra fields) to Unicode; math spans kept
+    as written; plain spans never reach pylatexenc. Titles, abstracts and notes are record
+    text, which keeps its markup: `bib.latex.from_latex`.
+    """
     value = _URL_CMD.sub(lambda m: m.group(2) or m.group(1), value)
     parts = _MATH.split(value)
     out = []
@@ -75,7 +72,7 @@ def to_unicode(value: str) -> str:
         if index % 2:
             out.append(part)
         elif "\\" in part:
-            out.append(_latex().latex_to_text(part))
+            out.append(decoder("verbatim").latex_to_text(part))
         else:
             plain = part.replace("{", "").replace("}", "").replace("~", " ")
             out.append(plain.replace("---", "\u2014").replace("--", "\u2013"))
@@ -196,8 +193,8 @@ def _year(entry: dict[str, str]) -> int | None:
 def _record(entry: dict[str, str], path: str, line: int) -> Record:
     get = entry.get
     authors = tuple(parse_name(n) for n in _split_names(get("author", "")))
-    title = to_unicode(get("title", ""))
-    abstract = to_unicode(get("abstract", ""))
+    title = from_latex(get("title", ""))
+    abstract = from_latex(get("abstract", ""))
     year = _year(entry)
     doi = normalize_doi(get("doi", ""))
     archive = (get("archiveprefix", "") or get("eprinttype", "")).lower()
@@ -211,8 +208,8 @@ def _record(entry: dict[str, str], path: str, line: int) -> Record:
     container = to_unicode(get("booktitle", "") or get("journal", "") or get("journaltitle", ""))
     venue = to_unicode(get("venue", "")) or (venues.find(container) or "" if container else "")
     keywords = [k.strip() for k in re.split(r"[,;]", to_unicode(get("keywords", ""))) if k.strip()]
-    note, derived, note_links = split_note(to_unicode(get("note", "")))
-    addendum, _, addendum_links = split_note(to_unicode(get("addendum", "")))
+    note, derived, note_links = split_note(from_latex(get("note", "")))
+    addendum, _, addendum_links = split_note(from_latex(get("addendum", "")))
     extra = tuple(
         (name, to_unicode(value) if name not in ("file", "pdf") else value)
         for name, value in sorted(entry.items())

@@ -14,7 +14,8 @@ from bib.writers.common import DERIVED_TITLE_NOTE, LINK_LABELS
 
 _ROLES = {label: role for role, label in LINK_LABELS.items()}
 _LINK = re.compile(
-    r"(?:^|(?<=[.!?])\s+|\s+)(" + "|".join(map(re.escape, _ROLES)) + r"):\s+(\S+?)\.?(?=\s|$)"
+    r"(?:^|(?<=[.!?])\s+|\s+)(" + "|".join(map(re.escape, _ROLES)) + r")"
+    r":\s+(?:\\url\{([^{}\s]+)\}|(\S+?))\.?(?=\s|$)"
 )
 
 
@@ -23,7 +24,7 @@ def split_note(note: str) -> tuple[str, bool, tuple[Link, ...]]:
     derived = DERIVED_TITLE_NOTE in note
     if derived:
         note = note.replace(DERIVED_TITLE_NOTE, " ")
-    links = tuple(Link(m.group(2), _ROLES[m.group(1)]) for m in _LINK.finditer(note))
+    links = tuple(Link(m.group(2) or m.group(3), _ROLES[m.group(1)]) for m in _LINK.finditer(note))
     if links:
         note = _LINK.sub(" ", note)
     return " ".join(note.split()).strip(" "), derived, links

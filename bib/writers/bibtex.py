@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from bibtexparser.bibdatabase import BibDatabase
 from bibtexparser.bwriter import BibTexWriter
 
-from bib.latex import escape, link, to_latex, url_value, verbatim_value
+from bib.latex import escape, link, to_latex, to_text, url_value, verbatim_value
 from bib.record import Author, EntryType, Record, TagKind
 from bib.writers.common import (
     DEFAULT_TAG_KINDS,
@@ -141,7 +141,7 @@ def entry(
     if "author" not in fields and not biblatex:
         # BibTeX styles sort and label by `key` when there is no author (else plainnat warns
         # "to sort, need author or key"); biber needs no such help.
-        fields["key"] = fields["ID"]
+        fields["key"] = escape(label(record), ascii=ascii) or fields["ID"]
     put("title", to_latex(record.title, ascii=ascii, protect=True))
     container = _CONTAINER[dialect].get(kind, "howpublished")
     put(container, escape(record.container_title, ascii=ascii))
@@ -186,6 +186,18 @@ def _put_extra_fields(record: Record, fields: dict[str, str], dialect: str, asci
         if safe:
             fields[name] = safe
             taken.add(name)
+
+
+_LABEL_WORDS = 3
+
+
+def label(record: Record) -> str:
+    """What an authorless entry is cited as: its method name, else its title's first words
+    (up to a colon), so that plainnat prints "WebWorld (2026)", not the citation key."""
+    if record.method:
+        return record.method
+    head = to_text(record.title).split(":", 1)[0]
+    return " ".join(head.split()[:_LABEL_WORDS])
 
 
 def _name(author: Author, ascii: bool) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bib.errors import BibError
+from bib.latex import to_text
 from bib.record import Author, EntryType, TagKind
 
 ENTRY = r"""@inproceedings{muller2024deep,
@@ -26,6 +27,24 @@ ENTRY = r"""@inproceedings{muller2024deep,
 def test_latex_becomes_unicode_outside_math(records):
     [record] = records("r.bib", ENTRY)
     assert record.title == r"USMoE: Café & More for $6\times$ Speed"
+
+
+def test_third_party_accents_escapes_dashes_and_math_decode(records):
+    text = "@misc{x, title={{\\\"u}ber Caf\\'{e} \\c{c}a \\& 1--10 --- ``q'' 50\\% of $\\alpha$}}\n"
+    [record] = records("r.bib", text)
+    expected = "\u00fcber Caf\u00e9 \u00e7a & 1\u201310 \u2014 \u201cq\u201d 50% of $\\alpha$"
+    assert record.title == expected
+
+
+def test_own_symbol_macros_read_back_as_their_characters(records):
+    value = r"\textbraceleft{}a\textbraceright{} \textless{}b\textgreater{} c\textbar{}d"
+    [record] = records("r.bib", "@misc{x, title={" + value + "}, publisher={" + value + "}}\n")
+    assert (to_text(record.title), record.publisher) == ("{a} <b> c|d", "{a} <b> c|d")
+
+
+def test_formatting_commands_stay_markup_in_titles(records):
+    [record] = records("r.bib", r"@misc{x, title={\texttt{co\_de} and \textbf{{B}old}}}" + "\n")
+    assert record.title == r"\texttt{co_de} and \textbf{Bold}"
 
 
 def test_math_in_abstract_is_kept_as_written(records):

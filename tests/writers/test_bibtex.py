@@ -219,7 +219,17 @@ def test_injection_attempt_yields_one_entry(make_record, strict) -> None:
     assert "PWNED" in decode(data.entries["usmoe2026"].fields["title"])
 
 
-def test_authorless_bibtex_entry_sorts_by_its_key(make_record) -> None:
-    record = make_record(authors=())
-    assert entry(record, dialect="bibtex")["key"] == "usmoe2026"
+def test_authorless_bibtex_entry_is_labelled_by_its_method_name(make_record) -> None:
+    record = make_record(authors=(), method="US-MoE & Co")
+    assert entry(record, dialect="bibtex")["key"] == r"US-MoE \& Co"
     assert "key" not in entry(record, dialect="biblatex")
+
+
+def test_authorless_entry_without_method_is_labelled_by_its_first_title_words(make_record):
+    record = make_record(authors=(), method="", title="Learning *to* Route Experts: a study")
+    assert entry(record, dialect="bibtex")["key"] == "Learning to Route"
+
+
+def test_entry_with_authors_has_no_key_field(make_record) -> None:
+    record = make_record(authors=(Author("Doe", "Jane"),))
+    assert "key" not in entry(record, dialect="bibtex")
