@@ -93,14 +93,15 @@ def progress_stage(console: Console) -> pipeline.Stage:
 
 
 def _write(
-    records: list[Record],
+    spooled: pipeline.Spooled,
     late: list[pipeline.Stage],
     targets: list[tuple[Path | None, str]],
     options: dict[str, Any],
 ) -> None:
-    """Run the `late` stages over `records` and stream every output into a temp file beside
-    its target (standard output: an anonymous one); rename them all only when every output
-    was written, else delete them, so a failure leaves no output created or changed.
+    """Run the `late` stages over the spooled records and stream every output into a temp
+    file beside its target (standard output: an anonymous one); rename them all only when
+    every output was written, else delete them, so a failure leaves no output created or
+    changed.
 
     Outputs in the same record order share one pass: each record goes through the late
     stages once and is rendered into each of them (BibTeX and CSL-JSON orders differ only
@@ -108,16 +109,16 @@ def _write(
     """
     with contextlib.ExitStack() as cleanup:
         staged = [(path, fmt, _stage_file(path, cleanup)) for path, fmt in targets]
-        passes: list[tuple[list[Record], list[tuple[str, IO[str]]]]] = []
+        passes: list[tuple[list[int], list[tuple[str, IO[str]]]]] = []
         for _, fmt, handle in staged:
-            ordered = sorted(records, key=writers.order_key(fmt))
-            same = next((p for p in passes if _same_order(p[0], ordered)), None)
+            order = spooled.order(writers.order_key(fmt))
+            same = next((p for p in passes if p[0] == order), None)
             if same is None:
-                passes.append((ordered, [(fmt, handle)]))
+                passes.append((order, [(fmt, handle)]))
             else:
                 same[1].append((fmt, handle))
-        for ordered, outputs in passes:
-            stream: Iterable[Record] = ordered
+        for order, outputs in passes:
+            stream: Iterable[Record] = spooled.records(order)
             for stage in late:
                 stream = stage(stream)
             copies = itertools.tee(stream, len(outputs))
@@ -136,10 +137,6 @@ def _write(
             else:
                 _publish(handle, path)
         cleanup.pop_all()
-
-
-def _same_order(a: list[Record], b: list[Record]) -> bool:
-    return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
 
 
 def _stage_file(path: Path | None, cleanup: contextlib.ExitStack) -> IO[str]:
@@ -263,7 +260,7 @@ def convert(
     late = [stage for stage in stages if stage not in pipeline.KEY_STAGES]
     if sys.stderr.isatty():
         late.append(progress_stage(console))
-    result = pipeline.run(
+    spooled = pipeline.spool(
         inputs,
         fmt=source_format,
         venue=venue,
@@ -272,8 +269,9 @@ def convert(
         report=lambda message: click.echo(f"bib: {message}", err=True),
     )
     options = {"ascii": ascii_only} | ({"tag_kinds": kinds} if kinds is not None else {})
-    _write(result.records, late, targets, options)
-    stats = result.stats
+    with spooled:
+        _write(spooled, late, targets, options)
+    stats = spooled.stats
     where = ", ".join(str(path) if path else "stdout" for path, _ in targets)
     click.echo(
         f"bib: {_count(stats.records, 'record')} from {_count(stats.files, 'file')}, "

@@ -60,8 +60,8 @@ def stream(
     raise BibError(f"unknown output format {fmt!r} (choose from {', '.join(FORMATS)})")
 
 
-def order_key(fmt: str) -> Callable[[Record], str]:
-    """The sort key of the records in `fmt` output (BibTeX ignores case, CSL-JSON does not)."""
+def order_key(fmt: str) -> Callable[[str], str]:
+    """The sort key, from a citation key, of records in `fmt` output (BibTeX ignores case)."""
     return csljson.order_key if fmt == "csl-json" else bibtex.order_key
 
 

@@ -240,9 +240,9 @@ def format_entry(fields: dict[str, str]) -> str:
     return f"@{fields['ENTRYTYPE']}{{{fields['ID']}{body}\n}}\n"
 
 
-def order_key(record: Record) -> str:
-    """The order of entries in the output: bibtexparser sorts by key, ignoring case."""
-    return record.key.lower()
+def order_key(key: str) -> str:
+    """The order of entries by citation key: bibtexparser sorts by key, ignoring case."""
+    return key.lower()
 
 
 def stream(

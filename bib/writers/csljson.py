@@ -234,9 +234,9 @@ def _pretty(value: Any, indent: str) -> str:
     return json.dumps(value)
 
 
-def order_key(record: Record) -> str:
-    """The order of items in the output: by key."""
-    return record.key
+def order_key(key: str) -> str:
+    """The order of items by citation key: as it is."""
+    return key
 
 
 def stream(
@@ -255,6 +255,6 @@ def stream(
 
 
 def render(records: Iterable[Record], *, tag_kinds: Iterable[TagKind] = DEFAULT_TAG_KINDS) -> str:
-    records = sorted(records, key=order_key)
+    records = sorted(records, key=lambda r: order_key(r.key))
     check_unique_keys(records)
     return "".join(stream(records, tag_kinds=tag_kinds))
