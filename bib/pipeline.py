@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import IO, BinaryIO
 
-from bib import keys, merge, readers
+from bib import bidi, keys, merge, readers
 from bib.extract.methods import tag_methods
 from bib.extract.tags import tag_stream
 from bib.extract.titles import derive_titles
@@ -58,13 +58,27 @@ def _read_all(
     year: int | None,
     stdin: BinaryIO | None,
     stats: Stats,
+    report: Report | None,
 ) -> Iterator[Record]:
     for path in paths:
         stats.files += 1
         stats.inputs.append(str(path))
         for record in readers.read(path, fmt=fmt, venue=venue, year=year, stdin=stdin):
             stats.read += 1
+            record, stripped = bidi.strip(record)
+            if stripped and report is not None:
+                report(
+                    f"warning: {_where(record)}: removed bidirectional control characters "
+                    f"from {', '.join(stripped)}"
+                )
             yield record
+
+
+def _where(record: Record) -> str:
+    """`file:line (key)`, as far as the reader knew them."""
+    source = record.source
+    place = ":".join(str(p) for p in (source.path, source.line) if p) if source else ""
+    return f"{place} ({record.key})" if record.key else place
 
 
 def run(
@@ -82,7 +96,8 @@ def run(
     stats = Stats()
     paths = readers.expand(inputs)
     merged, stats.merged = merge.merge(
-        _read_all(paths, fmt=fmt, venue=venue, year=year, stdin=stdin, stats=stats), report
+        _read_all(paths, fmt=fmt, venue=venue, year=year, stdin=stdin, stats=stats, report=report),
+        report,
     )
     stream: Iterable[Record] = merged
     for stage in extractors:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -180,3 +181,22 @@ def test_fields_unknown_to_the_server_are_dropped_and_reported():
 
 def test_collection_per_venue_edition():
     assert mapping.collection_name(full_record(EntryType.INPROCEEDINGS)) == "ICML 2026"
+
+
+def zotero_column_names() -> set[str]:
+    """Every `name` in the Zotero column of the field-mapping table of docs/formats.md."""
+    doc = Path(__file__).resolve().parents[2] / "docs" / "formats.md"
+    table = doc.read_text(encoding="utf-8").split("## Field mapping", 1)[1].split("\n\n")[1]
+    rows = [line for line in table.splitlines() if line.startswith("| ") and "---" not in line]
+    return {name for row in rows[1:] for name in re.findall(r"`([^`]+)`", row.split(" | ")[-1])}
+
+
+@pytest.mark.parametrize(
+    "entry_type", [EntryType.INPROCEEDINGS, EntryType.ARTICLE, EntryType.PREPRINT]
+)
+def test_formats_doc_names_every_field_the_mapping_sends(entry_type):
+    extra = (("isbn", "1"), ("issn", "2"), ("series", "S"), ("volume", "3"), ("address", "W"))
+    record = full_record(entry_type, title_derived=True, fields=(*extra, ("number", "4")))
+    everything = {t: Everything() for t in ALLOWED}
+    data = mapping.item_data(mapping.Paper(record), allowed=everything, options=mapping.Options())
+    assert set(data) - {"collections"} <= zotero_column_names()
