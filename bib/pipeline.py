@@ -231,7 +231,7 @@ def spool(
 
         def identities() -> Iterator[list[str]]:
             for record in _read_all(
-                paths, fmt=fmt, venue=venue, year=year, stdin=stdin, stats=stats
+                paths, fmt=fmt, venue=venue, year=year, stdin=stdin, stats=stats, report=report
             ):
                 raw.add(record)
                 yield merge.identities(record)
