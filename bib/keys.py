@@ -43,8 +43,11 @@ def fold(text: str) -> str:
     return _NON_KEY.sub("", text.lower())
 
 
+_WORD_GAP = re.compile(r"[\s:,;.!?()\[\]/]+")
+
+
 def _first_word(title: str) -> str:
-    for word in re.split(r"[\s:,;.!?()\[\]/]+", title):
+    for word in _WORD_GAP.split(title):
         folded = fold(word)
         if folded and word.lower() not in STOPWORDS and folded not in STOPWORDS:
             return folded

@@ -306,8 +306,12 @@ def clean(text: str) -> str:
     return _SPACE.sub(" ", _CONTROL.sub("", text)).strip()
 
 
+@lru_cache(maxsize=64)
 def parse(text: str) -> list[Node]:
-    """Read cleaned Record text into nodes; see the module docstring for what is structure."""
+    """Read cleaned Record text into nodes; see the module docstring for what is structure.
+
+    Cached (a few entries): each writer of a run parses the same abstract, one after the
+    other. Callers only read the nodes."""
     src = _Source(text)
     return _parse(src, 0, len(text), 0)
 

@@ -36,6 +36,9 @@ class FoundURL:
     evidence: Span
 
 
+_SCHEME = re.compile(r"https?://", re.IGNORECASE)
+
+
 def clean(url: str) -> str:
     """A URL without trailing punctuation or unbalanced closing brackets; scheme added."""
     while url:
@@ -47,7 +50,7 @@ def clean(url: str) -> str:
             url = url[:-1]
         else:
             break
-    if not re.match(r"https?://", url, re.IGNORECASE):
+    if not _SCHEME.match(url):
         url = "https://" + url
     return url
 
