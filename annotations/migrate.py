@@ -2,7 +2,8 @@
 
 Every `migrations/NNNN_name.sql` whose number is above the library's user_version runs,
 in numeric order, inside the caller's write transaction, so a library is never left
-half-migrated. Numbers are owned by area: 0001-0009 the store, 0010 the Zotero sync state.
+half-migrated. A ledger (`schema_migrations`) records each number applied, so a migration
+numbered below one already applied still runs; see migrations/README.md for numbering.
 """
 
 from __future__ import annotations
@@ -43,8 +44,8 @@ def migrations(source: Traversable | Path | None = None) -> list[Migration]:
     return [found[n] for n in sorted(found)]
 
 
-def latest() -> int:
-    shipped = migrations()
+def latest(source: Traversable | Path | None = None) -> int:
+    shipped = migrations(source)
     return shipped[-1].number if shipped else 0
 
 
@@ -93,8 +94,8 @@ def pending(
 ) -> list[Migration]:
     """Shipped migrations this library lacks, in numeric order, even below its user_version.
 
-    Areas own number ranges (the store 0001-0009, Zotero 0010), so a store migration may
-    ship after 0010 has run; a ledger of applied numbers makes sure it still runs.
+    A migration may ship with a number below one a library already has (branches merged
+    in another order); the ledger of applied numbers makes sure it still runs.
     """
     done = applied_numbers(conn, source)
     return [

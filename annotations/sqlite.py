@@ -96,8 +96,11 @@ def create_private(path: Path) -> None:
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
 
 
-def connect(path: Path | str, *, upto: int | None = None) -> sqlite3.Connection:
-    """Open (creating and migrating when needed) a library; `upto` stops migrations early."""
+def connect(
+    path: Path | str, *, upto: int | None = None, migrations: Path | None = None
+) -> sqlite3.Connection:
+    """Open (creating and migrating when needed) a library; `upto` stops migrations early;
+    `migrations` is another folder of migrations (default: the shipped ones)."""
     if str(path) != ":memory:":
         create_private(Path(path))
     conn = sqlite3.connect(
@@ -113,14 +116,14 @@ def connect(path: Path | str, *, upto: int | None = None) -> sqlite3.Connection:
         if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
             _retry(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone(), "enabling WAL")
         current = migrate.user_version(conn)
-        if current > migrate.latest():
-            migrate.apply(conn)  # raises: written by a newer bib
-        if migrate.pending(conn, upto=upto):
+        if current > migrate.latest(migrations):
+            migrate.apply(conn, source=migrations)  # raises: written by a newer bib
+        if migrate.pending(conn, upto=upto, source=migrations):
             if current > 0 and str(path) != ":memory:":
                 backup_to(conn, Path(f"{path}.schema-{current}.bak"))
             _retry(lambda: conn.execute("BEGIN IMMEDIATE"), "migrating")
             try:
-                migrate.apply(conn, upto=upto)
+                migrate.apply(conn, upto=upto, source=migrations)
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise

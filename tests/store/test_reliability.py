@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import sqlite3
 import stat
@@ -204,10 +205,28 @@ def test_a_store_migration_shipped_after_0010_still_runs(tmp_path: Path) -> None
     assert [n for (n,) in conn.execute("SELECT n FROM log")] == [10, 3]
 
 
-def test_shipped_migrations_include_the_zotero_number_range_rule() -> None:
-    numbers = [m.number for m in migrate.migrations()]
-    assert numbers == sorted(numbers)
-    assert all(n <= 9 or n == 10 for n in numbers)
+def test_library_with_0010_applied_gets_a_newly_added_0004(tmp_path: Path) -> None:
+    folder = tmp_path / "migrations"
+    shutil.copytree(Path(migrate.__file__).parent / "migrations", folder)
+    shipped = [m.number for m in migrate.migrations(folder)]
+    assert shipped[:4] == [1, 2, 3, 10]  # the gap 0004-0009 this test fills
+    library = tmp_path / "library.sqlite"
+    connect(library, migrations=folder).close()
+    (folder / "0004_note_minutes.sql").write_text("ALTER TABLE notes ADD COLUMN minutes INT;\n")
+    conn = connect(library, migrations=folder)
+    ledger = [n for (n,) in conn.execute(f"SELECT number FROM {migrate.LEDGER} ORDER BY number")]
+    assert ledger == sorted([*shipped, 4])
+    assert "minutes" in {row[1] for row in conn.execute("PRAGMA table_info(notes)")}
+    assert migrate.user_version(conn) == max(shipped)
+
+
+def test_migration_numbers_in_a_folder_are_distinct(tmp_path: Path) -> None:
+    folder = tmp_path / "migrations"
+    folder.mkdir()
+    (folder / "0011_store.sql").write_text("SELECT 1;\n")
+    (folder / "0011_zotero.sql").write_text("SELECT 2;\n")
+    with pytest.raises(OperationError, match="two migrations numbered 11"):
+        migrate.migrations(folder)
 
 
 def test_library_from_a_newer_bib_is_refused_untouched(library: Path) -> None:
