@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import string
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -212,7 +213,7 @@ def match_entities(
             continue
         _add(datasets, name, name, (start, end))
         taken.append((start, end))
-    for m in _SIZED.finditer(text) if _SIZE_HINT.search(text) else ():
+    for m in finditer_at(_SIZED, text, _sized_starts(text)):
         span = m.span(1)
         if _overlaps(span, taken) or _excluded(m.group(1), method, vocabulary):
             continue
@@ -316,11 +317,45 @@ def finditer_at(
             reach = m.end()
 
 
+_ASCII_NAME_CHARS = frozenset(string.ascii_letters + string.digits + ".-")
+
+
+def _sized_starts(text: str) -> list[int]:
+    """Where a `_SIZED` match may start: a capital that opens the run of ASCII name
+    characters before a `-7B`-like size, or follows a `.` inside that run."""
+    starts: set[int] = set()
+    for hint in _SIZE_HINT.finditer(text):
+        end = hint.start()
+        at = end
+        while at and text[at - 1] in _ASCII_NAME_CHARS:
+            at -= 1
+        starts.update(
+            p for p in range(at, end) if "A" <= text[p] <= "Z" and (p == at or text[p - 1] == ".")
+        )
+    return sorted(starts)
+
+
+def _bench_starts(text: str) -> list[int]:
+    """Where a `_BENCH` match may start: a capital that opens the run of name characters
+    (`\\w*.+-`) ending in `Bench`/`bench`, or follows a `.`, `+` or `-` inside that run."""
+    starts: set[int] = set()
+    for end in _find_all(text, ("Bench", "bench")):
+        at = end
+        while at and (text[at - 1].isalnum() or text[at - 1] in "_*.+-"):
+            at -= 1
+        starts.update(
+            p
+            for p in range(at, end + 1)
+            if "A" <= text[p] <= "Z" and (p == at or text[p - 1] in ".+-")
+        )
+    return sorted(starts)
+
+
 def _pattern_datasets(text: str) -> list[Span]:
     # Each pattern needs a literal word (case-sensitive); `in` rules most abstracts out cheaply.
     spans: list[Span] = []
     if "ench" in text:
-        spans += [m.span() for m in _BENCH.finditer(text)]
+        spans += [m.span() for m in finditer_at(_BENCH, text, _bench_starts(text))]
     benchmark_or_dataset = "benchmark" in text or "dataset" in text
     if not benchmark_or_dataset and "corpus" not in text:
         return spans
