@@ -8,6 +8,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 from click.testing import CliRunner, Result
@@ -30,15 +31,32 @@ def toolchains_required() -> bool:
     return os.environ.get("BIB_REQUIRE_TOOLCHAINS") == "1"
 
 
-def require_tools(*names: str) -> None:
-    """Skip when an external tool is missing, or fail when CI demands every toolchain."""
-    missing = [name for name in names if shutil.which(name) is None]
-    if not missing:
-        return
-    reason = f"not on PATH: {', '.join(missing)} (install them or see .ci/run)"
+def tool_unavailable(reason: str) -> NoReturn:
+    """Skip, or fail when CI demands every toolchain."""
     if toolchains_required():
         pytest.fail(f"BIB_REQUIRE_TOOLCHAINS=1 but {reason}")
     pytest.skip(reason)
+
+
+def require_tools(*names: str) -> None:
+    """Skip when an external tool is missing, or fail when CI demands every toolchain."""
+    missing = [name for name in names if shutil.which(name) is None]
+    if missing:
+        tool_unavailable(f"not on PATH: {', '.join(missing)} (install them or see .ci/run)")
+
+
+# Area conftests and tests reach these through fixtures: `from conftest import ...` is not
+# reliable under --import-mode=importlib.
+@pytest.fixture(scope="session")
+def require() -> Callable[..., None]:
+    """`require("pdflatex", ...)`: `require_tools`."""
+    return require_tools
+
+
+@pytest.fixture(scope="session")
+def unavailable() -> Callable[[str], NoReturn]:
+    """`unavailable(reason)`: `tool_unavailable`."""
+    return tool_unavailable
 
 
 @pytest.fixture

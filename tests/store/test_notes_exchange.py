@@ -33,6 +33,15 @@ def export_json(cli, path: Path) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+def import_edited_note(cli, path: Path, **changes: str) -> tuple[dict, dict]:
+    """Export to JSON, change the second paper's second note, import the file: (note, report)."""
+    data = export_json(cli, path)
+    note = data["papers"][1]["notes"][1]
+    note.update(changes)
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return note, json.loads(cli("notes", "import", path, "--json").stdout)
+
+
 def snapshot(store: SQLiteStore) -> list[tuple]:
     rows = store.conn.execute(
         "SELECT n.uuid, n.body, n.created, n.updated, n.deleted_at,"
@@ -98,12 +107,9 @@ def test_import_into_an_empty_library_restores_papers_and_notes(
 def test_import_of_a_newer_text_keeps_the_local_one_as_a_revision(
     cli, annotated: SQLiteStore, tmp_path: Path
 ) -> None:
-    path = tmp_path / "notes.json"
-    data = export_json(cli, path)
-    note = data["papers"][1]["notes"][1]
-    note["body"], note["updated"] = "Edited elsewhere", "2099-01-01T00:00:00.000Z"
-    path.write_text(json.dumps(data), encoding="utf-8")
-    assert json.loads(cli("notes", "import", path, "--json").stdout)["notes_updated"] == 1
+    changes = {"body": "Edited elsewhere", "updated": "2099-01-01T00:00:00.000Z"}
+    note, report = import_edited_note(cli, tmp_path / "notes.json", **changes)
+    assert report["notes_updated"] == 1
     (local,) = [n for n in annotated.notes() if n.uuid == note["uuid"]]
     assert local.body == "Edited elsewhere"
     assert [r.body for r in annotated.history(local.id)] == ["Second thought"]
@@ -112,12 +118,8 @@ def test_import_of_a_newer_text_keeps_the_local_one_as_a_revision(
 def test_import_of_an_older_text_keeps_the_local_one(
     cli, annotated: SQLiteStore, tmp_path: Path
 ) -> None:
-    path = tmp_path / "notes.json"
-    data = export_json(cli, path)
-    note = data["papers"][1]["notes"][1]
-    note["body"], note["updated"] = "Stale", "2000-01-01T00:00:00.000Z"
-    path.write_text(json.dumps(data), encoding="utf-8")
-    cli("notes", "import", path)
+    changes = {"body": "Stale", "updated": "2000-01-01T00:00:00.000Z"}
+    import_edited_note(cli, tmp_path / "notes.json", **changes)
     assert "Stale" not in [n.body for n in annotated.notes()]
 
 
@@ -265,12 +267,10 @@ def test_import_accepts_offset_times_and_stays_idempotent(
     cli, annotated: SQLiteStore, tmp_path: Path
 ) -> None:
     path = tmp_path / "notes.json"
-    data = export_json(cli, path)
-    note = data["papers"][1]["notes"][1]
-    note["uuid"] = "00000000-0000-4000-8000-000000000003"
-    note["created"] = note["updated"] = "2026-03-01T10:00:00+02:00"
-    path.write_text(json.dumps(data), encoding="utf-8")
-    assert json.loads(cli("notes", "import", path, "--json").stdout)["notes_added"] == 1
+    when = "2026-03-01T10:00:00+02:00"
+    changes = {"uuid": "00000000-0000-4000-8000-000000000003", "created": when, "updated": when}
+    note, report = import_edited_note(cli, path, **changes)
+    assert report["notes_added"] == 1
     (added,) = [n for n in annotated.notes() if n.uuid == note["uuid"]]
     assert added.created == "2026-03-01T08:00:00.000Z"
     assert json.loads(cli("notes", "import", path, "--json").stdout)["notes_added"] == 0

@@ -39,23 +39,7 @@ LATEX_TOOLS = ("pdflatex", "bibtex", "pdftotext")
 BIBER_TOOLS = ("pdflatex", "biber", "pdftotext")
 
 
-# --- the coordinator's require_tools, reached through pytest's own plugin registry ----------
-
-
-def _root_conftest(config: pytest.Config) -> ModuleType:
-    """tests/conftest.py as pytest loaded it (importing it by name fails in importlib mode)."""
-    wanted = ROOT / "tests" / "conftest.py"
-    for plugin in config.pluginmanager.get_plugins():
-        path = getattr(plugin, "__file__", None)
-        if path and Path(path).resolve() == wanted:
-            return plugin
-    raise RuntimeError(f"{wanted} is not loaded as a conftest")
-
-
-@pytest.fixture(scope="session")
-def require(request: pytest.FixtureRequest) -> Callable[..., None]:
-    """`require("pdflatex", ...)`: skip if a tool is missing, or fail in CI."""
-    return _root_conftest(request.config).require_tools
+# --- tools (`require` and `unavailable` come from tests/conftest.py) -----------------------
 
 
 @pytest.fixture(scope="session")
@@ -73,17 +57,14 @@ PANDOC_MINIMUM = (2, 11)
 
 
 @pytest.fixture(scope="session")
-def pandoc_tool(request: pytest.FixtureRequest, require: Callable[..., None]) -> None:
+def pandoc_tool(require: Callable[..., None], unavailable: Callable[[str], None]) -> None:
     require("pandoc")
     first = subprocess.run(
         ["pandoc", "--version"], capture_output=True, text=True, timeout=60
     ).stdout.split("\n")[0]
     found = tuple(int(n) for n in re.findall(r"\d+", first)[:2])
     if found < PANDOC_MINIMUM:
-        reason = f"pandoc >= 2.11 needed for --citeproc and csljson; found {first!r}"
-        if _root_conftest(request.config).toolchains_required():
-            pytest.fail(f"BIB_REQUIRE_TOOLCHAINS=1 but {reason}")
-        pytest.skip(reason)
+        unavailable(f"pandoc >= 2.11 needed for --citeproc and csljson; found {first!r}")
 
 
 # --- running things ---------------------------------------------------------------------

@@ -1,9 +1,8 @@
-"""Fixtures for the writer tests: records built directly, parsers, the shared tool check."""
+"""Fixtures for the writer tests: records built directly, and parsers."""
 
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections.abc import Callable
 from typing import Any
 
@@ -24,17 +23,6 @@ NASTY_ABSTRACTS = [
     "control\x00chars\x07 and\ttabs\nnewlines\u2028separators",
     "Cost $5 and $10; P$\\rightarrow$N; $x^$ broken; $a#b$; $\\mathbb{R}$",
 ]
-
-
-@pytest.fixture
-def require_tools(request: pytest.FixtureRequest) -> Callable[..., None]:
-    """`require_tools` from tests/conftest.py (found among the loaded conftest plugins)."""
-    for plugin in request.config.pluginmanager.get_plugins():
-        found = getattr(plugin, "require_tools", None)
-        path = getattr(plugin, "__file__", "") or ""
-        if callable(found) and path.endswith(os.path.join("tests", "conftest.py")):
-            return found
-    pytest.fail("tests/conftest.py does not define require_tools")
 
 
 def build_record(**changes: Any) -> Record:
@@ -110,7 +98,7 @@ def parse_bibtexparser(text: str) -> list[dict[str, str]]:
     return bibtexparser.loads(text, parser=parser).entries
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def strict() -> Callable[[str], BibliographyData]:
     return parse_strict
 

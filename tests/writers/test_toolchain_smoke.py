@@ -73,25 +73,25 @@ def assert_literal_and_complete(text: str, records) -> None:
     assert text.count("50% & LLM_") == len(records)
 
 
-def test_plainnat_bibtex_compiles_hostile_records(tmp_path, nasty_records, require_tools) -> None:
-    require_tools("pdflatex", "bibtex", "pdftotext")
+def test_plainnat_bibtex_compiles_hostile_records(tmp_path, nasty_records, require) -> None:
+    require("pdflatex", "bibtex", "pdftotext")
     text = compile_document(tmp_path, render(nasty_records, "bibtex"), NATBIB, "bibtex")
     assert_literal_and_complete(text, nasty_records)
     assert "USMoE" in text
 
 
 def test_plainnat_bibtex_compiles_hostile_records_in_ascii(
-    tmp_path, nasty_records, require_tools
+    tmp_path, nasty_records, require
 ) -> None:
-    require_tools("pdflatex", "bibtex", "pdftotext")
+    require("pdflatex", "bibtex", "pdftotext")
     bib = render(nasty_records, "bibtex", ascii=True)
     without_inputenc = NATBIB.replace("\\usepackage[utf8]{inputenc}\n", "")
     text = compile_document(tmp_path, bib, without_inputenc, "bibtex")
     assert_literal_and_complete(text, nasty_records)
 
 
-def test_biblatex_biber_compiles_hostile_records(tmp_path, nasty_records, require_tools) -> None:
-    require_tools("pdflatex", "biber", "pdftotext")
+def test_biblatex_biber_compiles_hostile_records(tmp_path, nasty_records, require) -> None:
+    require("pdflatex", "biber", "pdftotext")
     text = compile_document(tmp_path, render(nasty_records, "biblatex"), BIBLATEX, "biber")
     assert_literal_and_complete(text, nasty_records)
 
@@ -107,9 +107,9 @@ def all_table_characters(make_record):
 
 
 def test_every_ascii_table_macro_compiles_with_bibtex_in_ot1(
-    tmp_path, make_record, require_tools
+    tmp_path, make_record, require
 ) -> None:
-    require_tools("pdflatex", "bibtex", "pdftotext")
+    require("pdflatex", "bibtex", "pdftotext")
     records = all_table_characters(make_record)
     plain_ot1 = NATBIB.replace("\\usepackage[utf8]{inputenc}\n", "").replace(
         "\\usepackage[T1]{fontenc}\n", ""
@@ -117,7 +117,7 @@ def test_every_ascii_table_macro_compiles_with_bibtex_in_ot1(
     compile_document(tmp_path, render(records, "bibtex", ascii=True), plain_ot1, "bibtex")
 
 
-def test_every_ascii_table_macro_compiles_with_biber(tmp_path, make_record, require_tools) -> None:
-    require_tools("pdflatex", "biber", "pdftotext")
+def test_every_ascii_table_macro_compiles_with_biber(tmp_path, make_record, require) -> None:
+    require("pdflatex", "biber", "pdftotext")
     records = all_table_characters(make_record)
     compile_document(tmp_path, render(records, "biblatex", ascii=True), BIBLATEX, "biber")

@@ -131,6 +131,11 @@ def load_schema(path: Path = REFERENCE) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+def _write_report() -> dict[str, dict[str, Any]]:
+    """The four parts of a multi-object write response, empty."""
+    return {"successful": {}, "success": {}, "unchanged": {}, "failed": {}}
+
+
 class ZoteroLibrary:
     """One user library: items, collections, versions, the delete log and write tokens."""
 
@@ -249,12 +254,7 @@ class ZoteroLibrary:
         self, objects: list[Any], header_version: int | None, base: str
     ) -> tuple[dict[str, Any], int]:
         """Apply a multi-object POST; all changed objects share one new library version."""
-        report: dict[str, dict[str, Any]] = {
-            "successful": {},
-            "success": {},
-            "unchanged": {},
-            "failed": {},
-        }
+        report = _write_report()
         new_version = self.version + 1
         changed = False
         created_here: set[str] = set()
@@ -333,12 +333,7 @@ class ZoteroLibrary:
         return report, self.version
 
     def write_collections(self, objects: list[Any], base: str) -> tuple[dict[str, Any], int]:
-        report: dict[str, dict[str, Any]] = {
-            "successful": {},
-            "success": {},
-            "unchanged": {},
-            "failed": {},
-        }
+        report = _write_report()
         new_version = self.version + 1
         changed = False
         for index, obj in enumerate(objects):

@@ -88,6 +88,17 @@ def _edit_locally(path: Path, key: str, **changes: Any) -> None:
         )
 
 
+def _date_edited_on_both_sides(zotero_server: Any, library: Path, run_sync: Any) -> str:
+    """Sync, then change the first paper's date in Zotero (2025) and locally (2027)."""
+    run_sync(library)
+    entries, _ = stored(library)
+    cite = sorted(entries)[0]
+    item = by_citation_key(zotero_server)[cite]
+    zotero_server.library.edit_item(item["key"], date="2025")
+    _edit_locally(library, cite, year=2027)
+    return cite
+
+
 def _encode(record: Any) -> str:
     from annotations import codec
 
@@ -113,12 +124,7 @@ def test_edits_to_different_fields_are_merged(zotero_server, seeded_library, run
 def test_same_field_conflict_keeps_remote_by_default_and_is_reported(
     zotero_server, seeded_library, run_sync
 ):
-    run_sync(seeded_library)
-    entries, _ = stored(seeded_library)
-    cite = sorted(entries)[0]
-    item = by_citation_key(zotero_server)[cite]
-    zotero_server.library.edit_item(item["key"], date="2025")
-    _edit_locally(seeded_library, cite, year=2027)
+    cite = _date_edited_on_both_sides(zotero_server, seeded_library, run_sync)
     report = run_sync(seeded_library)
     assert by_citation_key(zotero_server)[cite]["date"] == "2025"
     assert [(c.citation_key, c.field, c.kept) for c in report.conflicts] == [
@@ -130,12 +136,7 @@ def test_same_field_conflict_keeps_remote_by_default_and_is_reported(
 
 
 def test_same_field_conflict_with_prefer_local(zotero_server, seeded_library, run_sync):
-    run_sync(seeded_library)
-    entries, _ = stored(seeded_library)
-    cite = sorted(entries)[0]
-    item = by_citation_key(zotero_server)[cite]
-    zotero_server.library.edit_item(item["key"], date="2025")
-    _edit_locally(seeded_library, cite, year=2027)
+    cite = _date_edited_on_both_sides(zotero_server, seeded_library, run_sync)
     report = run_sync(seeded_library, prefer="local")
     assert by_citation_key(zotero_server)[cite]["date"] == "2027"
     assert [(c.field, c.kept) for c in report.conflicts] == [("date", "local")]
@@ -334,12 +335,7 @@ def test_unchanged_papers_are_not_mapped_again(
 
 
 def test_dry_run_reports_conflicts_and_writes_nothing(zotero_server, seeded_library, run_sync):
-    run_sync(seeded_library)
-    entries, _ = stored(seeded_library)
-    cite = sorted(entries)[0]
-    item = by_citation_key(zotero_server)[cite]
-    zotero_server.library.edit_item(item["key"], date="2025")
-    _edit_locally(seeded_library, cite, year=2027)
+    cite = _date_edited_on_both_sides(zotero_server, seeded_library, run_sync)
     zotero_server.log.clear()
     report = run_sync(seeded_library, dry_run=True)
     assert zotero_server.log.writes() == []
