@@ -727,25 +727,37 @@ def verbatim_value(value: str) -> str:
 
 
 def to_text(text: str) -> str:
-    """Record text -> plain Unicode: markdown stripped, commands dropped, math rendered."""
+    """Record text -> plain Unicode: markdown stripped, commands dropped, math rendered, and
+    TeX ligatures (`--`, `''`) shown as the characters the `.bib` prints, so that CSL-JSON
+    says what the PDF says and a `.bib` read back gives the same text."""
     text = clean(text)
     if _STOP.search(text) is None:
-        return text
-    return clean(_plain(parse(text)))
+        return _typeset(text)
+    return clean(_plain(parse(text), typeset=True))
 
 
-def _plain(nodes: list[Node]) -> str:
+def _typeset(text: str) -> str:
+    for source, shown in _LIGATURES:
+        if source in text:
+            text = text.replace(source, shown)
+    return text
+
+
+def _plain(nodes: list[Node], *, typeset: bool = False) -> str:
     out: list[str] = []
     for node in nodes:
         if isinstance(node, str):
-            out.append(node)
+            out.append(_typeset(node) if typeset else node)
         elif isinstance(node, Math):
             out.append(_math_text(node[0]))
         elif isinstance(node, Styled):
-            out.append(_plain(node[1]))
+            out.append(_plain(node[1], typeset=typeset))
         elif isinstance(node, Link):
             shown = _plain(node[1]) if node[1] else ""
-            out.append(f"{shown} ({node[0]})" if shown and shown != node[0] else node[0])
+            if shown and shown != node[0]:
+                out.append(f"{_plain(node[1], typeset=typeset)} ({node[0]})")
+            else:
+                out.append(node[0])
         else:
             out.append(node[0])
     return "".join(out)
@@ -811,10 +823,13 @@ _RECORD_ESCAPES = {
     "}": "\\}",
 }
 _RECORD_SPECIAL = re.compile(r"[\\$*_<`\[{}]")
-_NEEDS_LATEX = re.compile(r"[\\$%{}~]|--|``|''")
-_NEEDS_LITERAL = re.compile(r"[*_<`\[]")
+_NEEDS_LATEX = re.compile(r"[\\$%{}~&]")
+_LIGATURES = (("---", "\u2014"), ("--", "\u2013"), ("``", "\u201c"), ("''", "\u201d"))
+_LIGATURES += (("!`", "\u00a1"), ("?`", "\u00bf"))
 _URL_ARGUMENT = re.compile(r"(\\(?:url|href)\s*\{)([^{}]*)(\})")
-_PLACEHOLDER = re.compile("\ue000(\\d+)\ue001")
+_BARE_PERCENT = re.compile(r"(?<!\\)%")
+_PLACEHOLDER = re.compile("\ufffe(\\d+)\uffff")
+"""A URL set aside while pylatexenc reads the rest; noncharacters, which `clean` drops anyway."""
 
 
 class _RecordText(LatexNodes2Text):
@@ -832,17 +847,15 @@ class _RecordText(LatexNodes2Text):
         text = text.replace("\xa0", " ")
         if not self.escape:
             return text
-        return _RECORD_SPECIAL.sub(lambda m: _RECORD_ESCAPES[m.group()], text)
+        return _RECORD_SPECIAL.sub(_record_escape, text)
 
     def chars_node_to_text(self, node, textcol=0):
         return self.literal(super().chars_node_to_text(node, textcol))
 
     def specials_node_to_text(self, node):
+        if node.specials_chars == "&":  # an alignment tab to LaTeX, an ampersand in a title
+            return "&"
         return self.literal(super().specials_node_to_text(node))
-
-    def comment_node_to_text(self, node):
-        # `50% faster` is a LaTeX comment, but in a BibTeX value it is a forgotten `\%`
-        return self.literal("%" + node.comment + node.comment_post_space)
 
     def math_node_to_text(self, node):
         source, end = node.latex_verbatim(), node.pos + node.len
@@ -889,15 +902,23 @@ def from_latex(latex: str) -> str:
     Literal characters that record text reads as markup are escaped only when they would be
     (`a*b*c`, not `BERT_base`), so that titles read from third-party files stay plain.
     """
-    if _NEEDS_LATEX.search(latex) is None and _NEEDS_LITERAL.search(latex) is None:
-        return clean(latex)
+    if _NEEDS_LATEX.search(latex) is None:  # plain text: only ligatures to read
+        for source, shown in _LIGATURES:
+            if source in latex:
+                latex = latex.replace(source, shown)
+        plain = clean(latex)
+        if _STOP.search(plain) is None:
+            return plain
+        return _unambiguous(plain, _RECORD_SPECIAL.sub(_record_escape, plain))
     urls: list[str] = []
 
     def hide(m: re.Match[str]) -> str:
         urls.append(m.group(2))  # verbatim: `%`, `#`, `~` in a URL are not LaTeX
-        return f"{m.group(1)}\ue000{len(urls) - 1}\ue001{m.group(3)}"
+        return f"{m.group(1)}\ufffe{len(urls) - 1}\uffff{m.group(3)}"
 
-    hidden = _URL_ARGUMENT.sub(hide, latex.replace("\ue000", "").replace("\ue001", ""))
+    hidden = _URL_ARGUMENT.sub(hide, latex.replace("\ufffe", "").replace("\uffff", ""))
+    # `50% faster` would be a LaTeX comment; in a BibTeX value it is a forgotten `\%`
+    hidden = _BARE_PERCENT.sub(r"\\%", hidden)
     nodes = latexwalker.LatexWalker(
         hidden, latex_context=_walker_context(), tolerant_parsing=True
     ).get_latex_nodes()[0]
@@ -909,6 +930,14 @@ def from_latex(latex: str) -> str:
     plain = convert(False)
     if _STOP.search(plain) is None:
         return plain
-    escaped = convert(True)
+    return _unambiguous(plain, convert(True))
+
+
+def _unambiguous(plain: str, escaped: str) -> str:
+    """`plain` when record text reads it as `escaped` says, else `escaped`."""
     same = to_text(plain) == to_text(escaped) and to_latex(plain) == to_latex(escaped)
     return plain if same else escaped
+
+
+def _record_escape(m: re.Match[str]) -> str:
+    return _RECORD_ESCAPES[m.group()]

@@ -36,6 +36,11 @@ def test_third_party_accents_escapes_dashes_and_math_decode(records):
     assert record.title == expected
 
 
+def test_unescaped_ampersand_and_percent_in_a_title_are_kept(records):
+    [record] = records("r.bib", "@misc{x, title={Q&A on 50% of {\\LaTeX} & Co}}\n")
+    assert to_text(record.title) == "Q&A on 50% of LaTeX & Co"
+
+
 def test_own_symbol_macros_read_back_as_their_characters(records):
     value = r"\textbraceleft{}a\textbraceright{} \textless{}b\textgreater{} c\textbar{}d"
     [record] = records("r.bib", "@misc{x, title={" + value + "}, publisher={" + value + "}}\n")

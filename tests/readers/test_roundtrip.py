@@ -8,15 +8,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bib.latex import clean
+from bib.latex import to_text
 from bib.readers import bibtex
 from bib.record import Record
 from bib.writers import render
 
 # Record text: LaTeX specials, braces, markdown, math, links and the commands record text
-# understands. TeX ligatures (`--`, `''`, `!``) are left out: TeX prints them as dashes and quotes,
-# and that is what reading the `.bib` gives (tested below).
-SPECIALS = list('{}\\$%&#_^~*`[]()<>|@,="! .:/\n')
+# understands, with and without TeX ligatures (`--`, `''`, `!``).
+SPECIALS = list("{}\\$%&#_^~*`[]()<>|@,=\"! .:/\n-'")
 SNIPPETS = [
     "**bold**",
     "*em*",
@@ -36,17 +35,21 @@ SNIPPETS = [
     "\\'e",
     "USMoE",
     "Ünïcödé",
+    "a--b",
+    "``q''",
 ]
 texts = st.lists(
     st.one_of(
         st.sampled_from(SPECIALS),
         st.sampled_from(SNIPPETS),
-        st.text(st.characters(codec="utf-8", exclude_characters="-'"), max_size=4),
+        st.text(st.characters(codec="utf-8"), max_size=4),
     ),
     max_size=20,
 ).map("".join)
-LIGATURES = ("``", "!`", "?`")
-texts = texts.filter(lambda text: not any(lig in clean(text) for lig in LIGATURES))
+# The `.bib` keeps a ligature as written and reading it gives the character TeX prints (the
+# same as CSL-JSON shows): the file changes once, in those characters only.
+TYPESET = "\u2013\u2014\u201c\u201d\u00a1\u00bf"  # what `--`, `---`, ``, '', !`, ?` print
+no_ligatures = texts.filter(lambda text: not any(ch in to_text(text) for ch in TYPESET))
 
 
 def record(title: str, abstract: str) -> Record:
@@ -54,7 +57,7 @@ def record(title: str, abstract: str) -> Record:
 
 
 @pytest.mark.parametrize("dialect", ["bibtex", "biblatex"])
-@given(title=texts, abstract=texts)
+@given(title=no_ligatures, abstract=no_ligatures)
 def test_own_bib_read_and_written_again_is_the_same_file(title, abstract, dialect):
     first = render([record(title, abstract)], dialect)
     again = render(list(bibtex.read(first.encode("utf-8"), "r.bib")), dialect)

@@ -232,3 +232,14 @@ def test_urls_in_titles_are_not_wrapped_in_case_changing_braces() -> None:
     assert to_latex(r"See \url{https://GitHub.com/ABC}", protect=True) == (
         r"See \url{https://GitHub.com/ABC}"
     )
+
+
+def test_plain_text_shows_tex_ligatures_as_the_characters_tex_prints():
+    expected = "pages 1\u201310 \u2014 \u201cquoted\u201d and x\u2013y"
+    assert to_text("pages 1--10 --- ``quoted'' and *x--y*") == expected
+
+
+def test_plain_text_leaves_ligatures_in_urls_alone():
+    assert to_text("see <https://a--b.org/x''> and [a--b](https://c--d.org)") == (
+        "see https://a--b.org/x'' and a\u2013b (https://c--d.org)"
+    )
