@@ -155,7 +155,8 @@ def main() -> None:
     ends: list[str] = []
     print("End to end (`bib convert`, one process per run; records/s of CPU time):")
     print(f"{'N':>8} {'mode':>9} {'records/s':>10} {'CPU s':>7} {'wall s':>7} {'peak MiB':>9} "
-          f"{'x bibtexparser':>15} {'x pybtex':>9}")  # fmt: skip
+          f"{'KiB/rec':>8} {'x bibtexparser':>15} {'x pybtex':>9}")  # fmt: skip
+    previous: dict[str, tuple[int, float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for n in sizes:
             path = Path(tmp) / f"bench{n}.txt"
@@ -164,15 +165,22 @@ def main() -> None:
             refs = reference_rates(path.with_name(f"{path.stem}-bibtex.bib"))
             for mode, stats in runs.items():
                 rate = n / stats["cpu"]
+                # KiB/rec: peak growth per extra record since the previous N (flat memory: ~0)
+                last = previous.get(mode)
+                growth = (
+                    (stats["rss_mib"] - last[1]) * 1024 / (n - last[0]) if last else float("nan")
+                )
+                previous[mode] = (n, stats["rss_mib"])
                 print(
                     f"{n:>8} {mode:>9} {rate:>10.0f} {stats['cpu']:>7.2f} {stats['wall']:>7.1f} "
-                    f"{stats['rss_mib']:>9.1f} {rate / refs['bibtexparser']:>15.1f} "
-                    f"{rate / refs['pybtex']:>9.1f}"
+                    f"{stats['rss_mib']:>9.1f} {growth:>8.2f} "
+                    f"{rate / refs['bibtexparser']:>15.1f} {rate / refs['pybtex']:>9.1f}"
                 )
             times = run_child("stages", str(path))
             ends.append(f"{n:>8} " + " ".join(f"{n / times[s]:>9.0f}" for s in STAGES))
     print(f"(reference parsers timed on the first {SAMPLE} entries of our BibTeX output; "
-          "x = our records/s divided by theirs; both = one run writing both files)")  # fmt: skip
+          "x = our records/s divided by theirs; both = one run writing both files;\n"
+          " KiB/rec = growth of the peak per extra record since the previous N)")  # fmt: skip
     print()
     print("Per stage (records/s of CPU time, each stage over all records in turn):")
     print(f"{'N':>8} " + " ".join(f"{s:>9}" for s in STAGES))

@@ -91,8 +91,9 @@ def unique_keys(bases: list[tuple[str, str]], pinned: Mapping[str, str] | None =
     groups: dict[str, list[int]] = defaultdict(list)
     for index, (record_id, base) in enumerate(bases):
         if record_id not in pinned:
-            groups[base.casefold()].append(index)
-    keys: dict[int, str] = {}
+            folded = base.casefold()
+            groups[base if folded == base else folded].append(index)  # one string, not two
+    keys: list[str] = [""] * len(bases)
     for folded in sorted(groups):
         members = sorted(groups[folded], key=lambda i: bases[i][0])
         base = bases[members[0]][1]
@@ -107,7 +108,7 @@ def unique_keys(bases: list[tuple[str, str]], pinned: Mapping[str, str] | None =
                 candidate = base + next(suffixes)
             keys[index] = candidate
             taken.add(candidate.casefold())
-    return [
-        pinned[record_id] if record_id in pinned else keys[i]
-        for i, (record_id, _) in enumerate(bases)
-    ]
+    for i, (record_id, _) in enumerate(bases):
+        if record_id in pinned:
+            keys[i] = pinned[record_id]
+    return keys

@@ -227,6 +227,7 @@ def spool(
     stats = Stats()
     paths = readers.expand(inputs)
     raw = Spool()
+    found: list[list[int]] = []
     try:
 
         def identities() -> Iterator[list[str]]:
@@ -258,5 +259,6 @@ def spool(
             raise
     finally:
         raw.close()
+        found.clear()  # before the keys: only bases and offsets stay
     stats.records = len(bases)
     return Spooled(stats, keys.unique_keys(bases, pinned), done)
