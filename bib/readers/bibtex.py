@@ -46,8 +46,10 @@ ENTRY_TYPES: dict[str, EntryType] = {
 _CONSUMED = frozenset(
     "ENTRYTYPE ID title author booktitle journal journaltitle eventtitle publisher series "  # noqa: SIM905
     "year date abstract url doi eprint archiveprefix eprinttype primaryclass keywords "
-    "note venue".split()
+    "note venue key".split()
 )
+# `key` only tells BibTeX styles how to label and sort an authorless entry; the writer
+# derives it again (from the method name or title), so it is not kept as an extra field.
 _ENTRY_START = re.compile(r"@\s*([A-Za-z]+)\s*([{(])")
 _MATH = re.compile(r"(\$\$.+?\$\$|\$(?:\\.|[^$\\])+\$|\\\(.+?\\\)|\\\[.+?\\\])", re.DOTALL)
 _URL_CMD = re.compile(r"\\(?:url|href)\s*\{([^{}]*)\}(?:\{([^{}]*)\})?")

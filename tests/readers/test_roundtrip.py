@@ -79,3 +79,11 @@ def test_tex_ligatures_read_back_as_the_characters_tex_prints():
     text = render([record("One--two ``quoted''", "")], "bibtex")
     [read] = bibtex.read(text.encode("utf-8"), "r.bib")
     assert read.title == "One\u2013two \u201cquoted\u201d"
+
+
+def test_own_key_field_is_not_read_as_an_extra_field():
+    text = render(
+        [Record(id="a", key="webworld2026", title="WebWorld: Agents", year=2026)], "bibtex"
+    )
+    [read] = bibtex.read(text.encode("utf-8"), "r.bib")
+    assert ("key = {WebWorld}" in text, dict(read.fields)) == (True, {})
