@@ -1,12 +1,14 @@
 """Benchmark `bib convert`: synthetic paper lists of N abstracts -> BibTeX and CSL-JSON.
 
 Abstracts are built from the seed sentences (each with its own coined method name, so
-keys and titles are exercised). Each N runs in a fresh process so that peak memory
-(ru_maxrss) belongs to that N alone. The same run parses the BibTeX we wrote with
-bibtexparser 1.4 and pybtex (on a sample: they are far slower) and prints the ratios.
+keys and titles are exercised). Each N and output runs `bib convert` in a fresh process
+so that peak memory (ru_maxrss) belongs to that run alone; another process times each
+stage apart. The same run parses the BibTeX we wrote with bibtexparser 1.4 and pybtex (on
+a sample: they are far slower) and prints the ratios.
 
-    python benchmarks/convert.py            # N = 1k, 10k, 100k
-    python benchmarks/convert.py --quick    # N = 1k only
+    python benchmarks/convert.py                 # N = 1k, 10k, 100k
+    python benchmarks/convert.py --quick         # N = 1k only
+    python benchmarks/convert.py --sizes 30000   # any N
 """
 
 from __future__ import annotations
@@ -57,26 +59,52 @@ def paper_list(n: int, path: Path) -> None:
             out.write(" ".join(picked) + "\n\n")
 
 
-def child(n: int, path: Path) -> dict[str, float]:
-    """Runs in its own process: the pipeline and both writers, timed by stage."""
-    from bib import pipeline, writers
+MODES = {"bibtex": (".bib",), "csl-json": (".json",), "both": (".bib", ".json")}
+"""End-to-end runs of `bib convert`, each in its own process: the outputs it writes."""
 
-    times: dict[str, float] = {}
-    wall = time.perf_counter()
+
+def child(mode: str, path: Path) -> dict[str, float]:
+    """Runs in its own process: `bib convert` as the command line runs it (reading, merging,
+    extraction, keys, tags, writing through temp files), CPU-timed, with the peak RSS."""
+    from bib.cli import main
+
+    outputs = [f"-o{path.with_name(path.stem + '-' + mode + suffix)}" for suffix in MODES[mode]]
     start = time.process_time()
-    result = pipeline.run([path])
-    times["pipeline"] = time.process_time() - start
-    mark = time.process_time()
-    bib_text = writers.render(result.records, "bibtex")
-    times["bibtex"] = time.process_time() - mark
-    mark = time.process_time()
-    writers.render(result.records, "csl-json")
-    times["csl-json"] = time.process_time() - mark
-    times["total"] = time.process_time() - start
-    times["wall"] = time.perf_counter() - wall
-    path.with_suffix(".bib").write_text(bib_text, encoding="utf-8")
+    wall = time.perf_counter()
+    main.main(["convert", str(path), *outputs], standalone_mode=False)
+    cpu = time.process_time() - start
+    wall = time.perf_counter() - wall
     rss_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return {"n": n, "records": len(result.records), "rss_mib": rss_kib / 1024, **times}
+    return {"cpu": cpu, "wall": wall, "rss_mib": rss_kib / 1024}
+
+
+def stages(path: Path) -> dict[str, float]:
+    """Runs in its own process: each stage over all records in turn, CPU-timed apart."""
+    from bib import keys, merge, readers, writers
+    from bib.extract.methods import tag_methods
+    from bib.extract.tags import tag_stream
+    from bib.extract.titles import derive_titles
+    from bib.extract.urls import tag_urls
+    from bib.extract.vocabulary import shipped
+
+    shipped()  # compiled once per run, as `bib convert` does before reading
+    times: dict[str, float] = {}
+
+    def timed(name: str, step):  # type: ignore[no-untyped-def]
+        start = time.process_time()
+        out = step()
+        times[name] = time.process_time() - start
+        return out
+
+    records = timed("read", lambda: list(readers.read(path)))
+    records = timed("merge", lambda: merge.merge(records)[0])
+    for name, stage in (("methods", tag_methods), ("urls", tag_urls), ("titles", derive_titles),
+                        ("tags", tag_stream)):  # fmt: skip
+        records = timed(name, lambda stage=stage, records=records: list(stage(records)))
+    records = timed("keys", lambda: sorted(keys.assign(records), key=lambda r: r.key))
+    for fmt in ("bibtex", "csl-json"):
+        timed(fmt, lambda fmt=fmt: sum(map(len, writers.stream(records, fmt))))
+    return times
 
 
 def sample_bib(bib_path: Path, count: int) -> str:
@@ -101,39 +129,62 @@ def reference_rates(bib_path: Path) -> dict[str, float]:
     return {"bibtexparser": bibtexparser_rate, "pybtex": pybtex_rate}
 
 
+def run_child(*args: str) -> dict[str, float]:
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", *args],
+        capture_output=True, text=True, check=True,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "NO_COLOR": "1"},
+    )  # fmt: skip
+    return json.loads(out.stdout)
+
+
+STAGES = ["read", "merge", "methods", "urls", "titles", "tags", "keys", "bibtex", "csl-json"]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="N = 1k only")
-    parser.add_argument("--child", nargs=2, metavar=("N", "PATH"), help=argparse.SUPPRESS)
+    parser.add_argument("--sizes", type=int, nargs="+", help="N values (default 1k 10k 100k)")
+    parser.add_argument("--child", nargs=2, metavar=("MODE", "PATH"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(child(int(args.child[0]), Path(args.child[1]))))
+        mode, path = args.child[0], Path(args.child[1])
+        print(json.dumps(stages(path) if mode == "stages" else child(mode, path)))
         return
-    sizes = [1_000] if args.quick else [1_000, 10_000, 100_000]
-    columns = ["N", "records/s", "pipeline s", "bibtex s", "csl s", "wall s", "peak MiB",
-               "KiB/rec", "x bibtexparser", "x pybtex"]  # fmt: skip
-    widths = [8, 10, 10, 9, 7, 7, 9, 8, 15, 9]
-    print(" ".join(f"{c:>{w}}" for c, w in zip(columns, widths, strict=True)))
+    sizes = args.sizes or ([1_000] if args.quick else [1_000, 10_000, 100_000])
+    ends: list[str] = []
+    print("End to end (`bib convert`, one process per run; records/s of CPU time):")
+    print(f"{'N':>8} {'mode':>9} {'records/s':>10} {'CPU s':>7} {'wall s':>7} {'peak MiB':>9} "
+          f"{'KiB/rec':>8} {'x bibtexparser':>15} {'x pybtex':>9}")  # fmt: skip
+    previous: dict[str, tuple[int, float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for n in sizes:
             path = Path(tmp) / f"bench{n}.txt"
             paper_list(n, path)
-            out = subprocess.run(
-                [sys.executable, __file__, "--child", str(n), str(path)],
-                capture_output=True, text=True, check=True,
-                env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
-            )  # fmt: skip
-            stats = json.loads(out.stdout)
-            rate = stats["records"] / stats["total"]
-            refs = reference_rates(path.with_suffix(".bib"))
-            print(
-                f"{n:>8} {rate:>10.0f} {stats['pipeline']:>10.2f} {stats['bibtex']:>9.2f} "
-                f"{stats['csl-json']:>7.2f} {stats['wall']:>7.1f} {stats['rss_mib']:>9.1f} "
-                f"{stats['rss_mib'] * 1024 / n:>8.1f} "
-                f"{rate / refs['bibtexparser']:>15.1f} {rate / refs['pybtex']:>9.1f}"
-            )
-    print(f"(CPU seconds of one process; reference parsers timed on the first {SAMPLE} entries "
-          "of our BibTeX output; x = our records/s divided by theirs)")  # fmt: skip
+            runs = {mode: run_child(mode, str(path)) for mode in MODES}
+            refs = reference_rates(path.with_name(f"{path.stem}-bibtex.bib"))
+            for mode, stats in runs.items():
+                rate = n / stats["cpu"]
+                # KiB/rec: peak growth per extra record since the previous N (flat memory: ~0)
+                last = previous.get(mode)
+                growth = (
+                    (stats["rss_mib"] - last[1]) * 1024 / (n - last[0]) if last else float("nan")
+                )
+                previous[mode] = (n, stats["rss_mib"])
+                print(
+                    f"{n:>8} {mode:>9} {rate:>10.0f} {stats['cpu']:>7.2f} {stats['wall']:>7.1f} "
+                    f"{stats['rss_mib']:>9.1f} {growth:>8.2f} "
+                    f"{rate / refs['bibtexparser']:>15.1f} {rate / refs['pybtex']:>9.1f}"
+                )
+            times = run_child("stages", str(path))
+            ends.append(f"{n:>8} " + " ".join(f"{n / times[s]:>9.0f}" for s in STAGES))
+    print(f"(reference parsers timed on the first {SAMPLE} entries of our BibTeX output; "
+          "x = our records/s divided by theirs; both = one run writing both files;\n"
+          " KiB/rec = growth of the peak per extra record since the previous N)")  # fmt: skip
+    print()
+    print("Per stage (records/s of CPU time, each stage over all records in turn):")
+    print(f"{'N':>8} " + " ".join(f"{s:>9}" for s in STAGES))
+    print("\n".join(ends))
 
 
 if __name__ == "__main__":

@@ -43,8 +43,11 @@ def fold(text: str) -> str:
     return _NON_KEY.sub("", text.lower())
 
 
+_WORD_GAP = re.compile(r"[\s:,;.!?()\[\]/]+")
+
+
 def _first_word(title: str) -> str:
-    for word in re.split(r"[\s:,;.!?()\[\]/]+", title):
+    for word in _WORD_GAP.split(title):
         folded = fold(word)
         if folded and word.lower() not in STOPWORDS and folded not in STOPWORDS:
             return folded
@@ -75,17 +78,25 @@ def assign(records: Iterable[Record], pinned: Mapping[str, str] | None = None) -
     Keys compare case-insensitively (BibTeX does), so `Smith2020` and `smith2020` clash.
     A key pinned to one record is never given to another.
     """
-    pinned = pinned or {}
     records = list(records)
+    chosen = unique_keys([(r.id, base_key(r)) for r in records], pinned)
+    return [replace(r, key=key) for r, key in zip(records, chosen, strict=True)]
+
+
+def unique_keys(bases: list[tuple[str, str]], pinned: Mapping[str, str] | None = None) -> list[str]:
+    """`assign` on (record id, `base_key`) pairs: the key of each, so that a caller need not
+    hold the records themselves."""
+    pinned = pinned or {}
     taken = {key.casefold() for key in pinned.values()}
     groups: dict[str, list[int]] = defaultdict(list)
-    for index, record in enumerate(records):
-        if record.id not in pinned:
-            groups[base_key(record).casefold()].append(index)
-    keys: dict[int, str] = {}
+    for index, (record_id, base) in enumerate(bases):
+        if record_id not in pinned:
+            folded = base.casefold()
+            groups[base if folded == base else folded].append(index)  # one string, not two
+    keys: list[str] = [""] * len(bases)
     for folded in sorted(groups):
-        members = sorted(groups[folded], key=lambda i: records[i].id)
-        base = base_key(records[members[0]])
+        members = sorted(groups[folded], key=lambda i: bases[i][0])
+        base = bases[members[0]][1]
         if len(members) == 1 and folded not in taken:
             keys[members[0]] = base
             taken.add(folded)
@@ -97,7 +108,7 @@ def assign(records: Iterable[Record], pinned: Mapping[str, str] | None = None) -
                 candidate = base + next(suffixes)
             keys[index] = candidate
             taken.add(candidate.casefold())
-    return [
-        replace(r, key=pinned[r.id]) if r.id in pinned else replace(r, key=keys[i])
-        for i, r in enumerate(records)
-    ]
+    for i, (record_id, _) in enumerate(bases):
+        if record_id in pinned:
+            keys[i] = pinned[record_id]
+    return keys

@@ -306,8 +306,12 @@ def clean(text: str) -> str:
     return _SPACE.sub(" ", _CONTROL.sub("", text)).strip()
 
 
+@lru_cache(maxsize=64)
 def parse(text: str) -> list[Node]:
-    """Read cleaned Record text into nodes; see the module docstring for what is structure."""
+    """Read cleaned Record text into nodes; see the module docstring for what is structure.
+
+    Cached (a few entries): each writer of a run parses the same abstract, one after the
+    other. Callers only read the nodes."""
     src = _Source(text)
     return _parse(src, 0, len(text), 0)
 
@@ -585,6 +589,20 @@ def to_latex(text: str, *, ascii: bool = False, protect: bool = False) -> str:
 
 def escape(text: str, *, ascii: bool = False) -> str:
     """Plain Unicode (a name, a keyword, a publisher) -> LaTeX-safe text; nothing is markup."""
+    if len(text) <= _SHORT:  # venues, publishers, keywords: the same few on every record
+        return _escape_short(text, ascii)
+    return _escaped(text, ascii)
+
+
+_SHORT = 200
+
+
+@lru_cache(maxsize=4096)
+def _escape_short(text: str, ascii: bool) -> str:
+    return _escaped(text, ascii)
+
+
+def _escaped(text: str, ascii: bool) -> str:
     text = clean(text)
     if ascii:
         text = unicodedata.normalize("NFC", text)

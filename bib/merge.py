@@ -74,9 +74,10 @@ def combine(lead: Record, other: Record) -> Record:
     return replace(merged, id=new_id)
 
 
-def merge(records: Iterable[Record], report: Report | None = None) -> tuple[list[Record], int]:
-    """Records with duplicates merged, in first-seen order, and the number of merges."""
-    groups: list[list[Record]] = []
+def groups(identity_lists: Iterable[list[str]]) -> list[list[int]]:
+    """Positions (in the order given) of the items that are one paper, for items with these
+    identities (see `identities`); groups in the order of their first item."""
+    found: list[list[int]] = []
     index: dict[str, int] = {}
     parent: list[int] = []
 
@@ -86,33 +87,38 @@ def merge(records: Iterable[Record], report: Report | None = None) -> tuple[list
             i = parent[i]
         return i
 
-    for record in records:
-        keys = identities(record)
+    for position, keys in enumerate(identity_lists):
         hits = sorted({find(index[k]) for k in keys if k in index})
         if not hits:
-            slot = len(groups)
-            groups.append([record])
+            slot = len(found)
+            found.append([position])
             parent.append(slot)
         else:
             slot = hits[0]
-            groups[slot].append(record)
+            found[slot].append(position)
             for other in hits[1:]:
-                groups[slot].extend(groups[other])
-                groups[other] = []
+                found[slot].extend(found[other])
+                found[other] = []
                 parent[other] = slot
         for key in keys:
             index[key] = slot
-    merged: list[Record] = []
-    count = 0
-    for group in groups:
-        if not group:
-            continue
-        group.sort(key=_order)
-        lead = group[0]
-        for other in group[1:]:
-            count += 1
-            if report is not None:
-                report(f"merged: {_where(other.source)} = {_where(lead.source)} ({lead.id})")
-            lead = combine(lead, other)
-        merged.append(lead)
-    return merged, count
+    return [group for group in found if group]
+
+
+def merge_group(group: list[Record], report: Report | None = None) -> Record:
+    """One record from the records of one paper (reporting each merge)."""
+    group = sorted(group, key=_order)
+    lead = group[0]
+    for other in group[1:]:
+        if report is not None:
+            report(f"merged: {_where(other.source)} = {_where(lead.source)} ({lead.id})")
+        lead = combine(lead, other)
+    return lead
+
+
+def merge(records: Iterable[Record], report: Report | None = None) -> tuple[list[Record], int]:
+    """Records with duplicates merged, in first-seen order, and the number of merges."""
+    records = list(records)
+    found = groups(identities(record) for record in records)
+    merged = [merge_group([records[i] for i in group], report) for group in found]
+    return merged, len(records) - len(merged)

@@ -7,27 +7,28 @@ Merging and key assignment need every record at once; the rest does not.
 
 from __future__ import annotations
 
+import marshal
+import tempfile
+from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO, BinaryIO
 
 from bib import bidi, keys, merge, readers
 from bib.extract.methods import tag_methods
 from bib.extract.tags import tag_stream
 from bib.extract.titles import derive_titles
 from bib.extract.urls import tag_urls
-from bib.record import Record
+from bib.record import Author, EntryType, Link, LinkRole, Record, Source, Tag, TagKind
 
 Stage = Callable[[Iterable[Record]], Iterable[Record]]
 Report = Callable[[str], None]
 
-DEFAULT_STAGES: tuple[Stage, ...] = (
-    tag_methods,
-    tag_urls,
-    derive_titles,
-    tag_stream,
-)
+KEY_STAGES: tuple[Stage, ...] = (tag_methods, tag_urls, derive_titles)
+"""The default stages whose output citation keys depend on (method names, titles); a caller
+that streams its output may run the others after `run`, record by record (`bib convert`)."""
+DEFAULT_STAGES: tuple[Stage, ...] = (*KEY_STAGES, tag_stream)
 DEFAULT = DEFAULT_STAGES
 
 
@@ -121,3 +122,143 @@ def load(
     return run(
         inputs, fmt=fmt, venue=venue, year=year, extractors=extractors, report=report
     ).records
+
+
+class Spool:
+    """Records on disk, each read back by its offset: what `spool` keeps instead of them."""
+
+    def __init__(self) -> None:
+        self._file: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close)
+        self.offsets = array("q")  # 8 bytes a record
+        self._end = 0
+
+    def add(self, record: Record) -> None:
+        data = marshal.dumps(_plain(record))
+        self._file.seek(self._end)
+        self._file.write(data)
+        self.offsets.append(self._end)
+        self._end += len(data)
+
+    def get(self, index: int) -> Record:
+        start = self.offsets[index]
+        end = self.offsets[index + 1] if index + 1 < len(self.offsets) else self._end
+        self._file.seek(start)
+        return _record(marshal.loads(self._file.read(end - start)))
+
+    def close(self) -> None:
+        self._file.close()
+
+
+_RECORD_FIELDS = tuple(f.name for f in fields(Record))
+
+
+def _plain(record: Record) -> tuple[object, ...]:
+    """A Record as plain tuples, strings and numbers (marshal writes them several times
+    faster than pickle writes dataclasses and enums)."""
+    out: list[object] = []
+    for name in _RECORD_FIELDS:
+        value = getattr(record, name)
+        if name == "entry_type":
+            value = value.value
+        elif name == "authors":
+            value = tuple((a.family, a.given, a.literal) for a in value)
+        elif name == "links":
+            value = tuple((link.url, link.role.value) for link in value)
+        elif name == "tags":
+            value = tuple((t.kind.value, t.value, t.label, t.evidence) for t in value)
+        elif name == "sources":
+            value = tuple((s.path, s.line) for s in value)
+        out.append(value)
+    return tuple(out)
+
+
+def _record(plain: tuple[object, ...]) -> Record:
+    values = dict(zip(_RECORD_FIELDS, plain, strict=True))
+    values["entry_type"] = EntryType(values["entry_type"])
+    values["authors"] = tuple(Author(*a) for a in values["authors"])  # type: ignore[attr-defined]
+    values["links"] = tuple(Link(u, LinkRole(r)) for u, r in values["links"])  # type: ignore[attr-defined]
+    values["tags"] = tuple(
+        Tag(TagKind(k), v, label, tuple(map(tuple, e)))
+        for k, v, label, e in values["tags"]  # type: ignore[attr-defined]
+    )
+    values["sources"] = tuple(Source(*s) for s in values["sources"])  # type: ignore[attr-defined]
+    return Record(**values)  # type: ignore[arg-type]
+
+
+@dataclass
+class Spooled:
+    """`run`'s result with the records on disk: their keys in memory, the rest read back one
+    by one in the order a writer asks for (`records`). Close it (a context manager)."""
+
+    stats: Stats
+    keys: list[str]
+    spool: Spool
+
+    def order(self, sort_key: Callable[[str], str] = str) -> list[int]:
+        """Positions of the records sorted by key (as `run` sorts them), then by `sort_key`."""
+        by_key = sorted(range(len(self.keys)), key=self.keys.__getitem__)
+        return sorted(by_key, key=lambda i: sort_key(self.keys[i]))
+
+    def records(self, order: Iterable[int]) -> Iterator[Record]:
+        for index in order:
+            yield replace(self.spool.get(index), key=self.keys[index])
+
+    def __enter__(self) -> Spooled:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.spool.close()
+
+
+def spool(
+    inputs: Sequence[str | Path],
+    *,
+    fmt: str | None = None,
+    venue: str | None = None,
+    year: int | None = None,
+    extractors: Sequence[Stage] = DEFAULT_STAGES,
+    report: Report | None = None,
+    pinned: Mapping[str, str] | None = None,
+    stdin: BinaryIO | None = None,
+) -> Spooled:
+    """`run`, holding no record: records wait in temp files between the steps that need all
+    of them (merging needs every identity, keys every base key), so memory per record is a
+    few identities and keys, whatever the size of the abstracts and tags."""
+    stats = Stats()
+    paths = readers.expand(inputs)
+    raw = Spool()
+    found: list[list[int]] = []
+    try:
+
+        def identities() -> Iterator[list[str]]:
+            for record in _read_all(
+                paths, fmt=fmt, venue=venue, year=year, stdin=stdin, stats=stats, report=report
+            ):
+                raw.add(record)
+                yield merge.identities(record)
+
+        found = merge.groups(identities())
+        stats.merged = stats.read - len(found)
+
+        def merged() -> Iterator[Record]:
+            for group in found:
+                yield merge.merge_group([raw.get(i) for i in group], report)
+
+        stream: Iterable[Record] = merged()
+        for stage in extractors:
+            stream = stage(stream)
+        done = Spool()
+        bases: list[tuple[str, str]] = []
+        try:
+            for record in stream:
+                done.add(record)
+                bases.append((record.id, keys.base_key(record)))
+                stats.titles_derived += record.title_derived
+        except BaseException:
+            done.close()
+            raise
+    finally:
+        raw.close()
+        found.clear()  # before the keys: only bases and offsets stay
+    stats.records = len(bases)
+    return Spooled(stats, keys.unique_keys(bases, pinned), done)

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
+import itertools
+import os
 import sys
+import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import IO, Any
 
 import click
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from bib import pipeline, writers
-from bib.atomic import write_atomic
 from bib.cli.tags import max_topics_option, tag_stages, vocabulary_option
 from bib.errors import BibError
 from bib.readers import FORMATS
@@ -88,6 +92,109 @@ def progress_stage(console: Console) -> pipeline.Stage:
     return stage
 
 
+def _write(
+    spooled: pipeline.Spooled,
+    late: list[pipeline.Stage],
+    targets: list[tuple[Path | None, str]],
+    options: dict[str, Any],
+) -> None:
+    """Run the `late` stages over the spooled records and stream every output into a temp
+    file beside its target (standard output: an anonymous one); rename them all only when
+    every output was written, else delete them, so a failure leaves no output created or
+    changed.
+
+    Outputs in the same record order share one pass: each record goes through the late
+    stages once and is rendered into each of them (BibTeX and CSL-JSON orders differ only
+    when two keys differ in case alone).
+    """
+    with contextlib.ExitStack() as cleanup:
+        staged = [(path, fmt, _stage_file(path, cleanup)) for path, fmt in targets]
+        passes: list[tuple[list[int], list[tuple[str, IO[str]]]]] = []
+        for _, fmt, handle in staged:
+            order = spooled.order(writers.order_key(fmt))
+            same = next((p for p in passes if p[0] == order), None)
+            if same is None:
+                passes.append((order, [(fmt, handle)]))
+            else:
+                same[1].append((fmt, handle))
+        for order, outputs in passes:
+            stream: Iterable[Record] = spooled.records(order)
+            for stage in late:
+                stream = stage(stream)
+            copies = itertools.tee(stream, len(outputs))
+            pieces = [
+                writers.stream(copy, fmt, **options)
+                for copy, (fmt, _) in zip(copies, outputs, strict=True)
+            ]
+            # Lockstep: each writer yields once per record, so tee holds one record at most.
+            for step in itertools.zip_longest(*pieces):
+                for piece, (_, handle) in zip(step, outputs, strict=True):
+                    if piece is not None:
+                        handle.write(piece)
+        for path, _, handle in staged:
+            if path is None:
+                _echo_file(handle)
+            else:
+                _publish(handle, path)
+        cleanup.pop_all()
+
+
+def _stage_file(path: Path | None, cleanup: contextlib.ExitStack) -> IO[str]:
+    """A text file to stream one output into; `cleanup` removes it (and any directory made
+    for it) unless the caller pops the stack after publishing."""
+    if path is None:
+        return cleanup.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8", newline=""))
+    missing = []
+    directory = path.parent
+    while not directory.exists():
+        missing.append(directory)
+        directory = directory.parent
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for directory in reversed(missing):  # the deepest is removed first
+        cleanup.callback(_remove_empty_dir, directory)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    cleanup.callback(_remove, Path(tmp))
+    return cleanup.enter_context(open(tmp, "w", encoding="utf-8", newline=""))
+
+
+def _remove(path: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+
+
+def _remove_empty_dir(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        path.rmdir()
+
+
+def _publish(handle: IO[str], target: Path) -> None:
+    """fsync the temp file and rename it over `target`, keeping its mode (as write_atomic)."""
+    handle.flush()
+    os.fsync(handle.fileno())
+    handle.close()
+    tmp = handle.name
+    if target.exists():
+        os.chmod(tmp, target.stat().st_mode & 0o7777)
+    else:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+    os.replace(tmp, target)
+
+
+def _echo_file(handle: IO[str]) -> None:
+    """The staged standard output, as `click.echo(text, nl=not text.endswith("\\n"))`."""
+    handle.seek(0)
+    last = ""
+    while chunk := handle.read(1 << 20):
+        click.echo(chunk, nl=False)
+        last = chunk[-1]
+    if last != "\n":
+        click.echo("")
+    handle.close()
+
+
 @click.command("convert")
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("-f", "--format", "fmt", metavar="FORMAT", help="bibtex, biblatex or csl-json.")
@@ -148,26 +255,23 @@ def convert(
     kinds = _tag_kinds(tag_text)
     console = Console(stderr=True)
     stages = tag_stages(vocab_files, max_topics)
+    # Keys need the key stages only: the rest (tags) runs record by record while writing, so
+    # no tagged record is held (see _write).
+    late = [stage for stage in stages if stage not in pipeline.KEY_STAGES]
     if sys.stderr.isatty():
-        stages.append(progress_stage(console))
-    result = pipeline.run(
+        late.append(progress_stage(console))
+    spooled = pipeline.spool(
         inputs,
         fmt=source_format,
         venue=venue,
         year=_year(year_text),
-        extractors=stages,
+        extractors=[stage for stage in stages if stage in pipeline.KEY_STAGES],
         report=lambda message: click.echo(f"bib: {message}", err=True),
     )
     options = {"ascii": ascii_only} | ({"tag_kinds": kinds} if kinds is not None else {})
-    rendered = [
-        (path, writers.render(result.records, out_fmt, **options)) for path, out_fmt in targets
-    ]
-    for path, text in rendered:
-        if path is None:
-            click.echo(text, nl=not text.endswith("\n"))
-        else:
-            write_atomic(path, text)
-    stats = result.stats
+    with spooled:
+        _write(spooled, late, targets, options)
+    stats = spooled.stats
     where = ", ".join(str(path) if path else "stdout" for path, _ in targets)
     click.echo(
         f"bib: {_count(stats.records, 'record')} from {_count(stats.files, 'file')}, "

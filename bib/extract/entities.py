@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable
+import string
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import ahocorasick
@@ -82,6 +83,8 @@ _SUFFIX = (
     r"Medium|Large|Turbo|VL|Math|Coder|Distill|Preview|it|Nano|Max|Plus|Ultra|Thinking|R1|"
     r"Sonnet|Opus|Haiku|V\d+(?:\.\d+)?|\d+(?:\.\d+)?))"
 )
+_SIZE_HINT = re.compile(r"-" + _SIZE)
+"""Every `_SIZED` match contains this; a literal-led pattern scans far faster."""
 _SIZED = re.compile(
     r"(?<![\w-])([A-Z][A-Za-z]+(?:-[A-Za-z]+)*(?:\d+(?:\.\d+)?)?-"
     + _SIZE
@@ -210,7 +213,7 @@ def match_entities(
             continue
         _add(datasets, name, name, (start, end))
         taken.append((start, end))
-    for m in _SIZED.finditer(text):
+    for m in finditer_at(_SIZED, text, _sized_starts(text)):
         span = m.span(1)
         if _overlaps(span, taken) or _excluded(m.group(1), method, vocabulary):
             continue
@@ -291,12 +294,74 @@ def _contextual_ok(
     )
 
 
+def _find_all(text: str, words: Iterable[str]) -> Iterator[int]:
+    for word in words:
+        at = text.find(word)
+        while at != -1:
+            yield at
+            at = text.find(word, at + 1)
+
+
+def finditer_at(
+    pattern: re.Pattern[str], text: str, starts: Iterable[int]
+) -> Iterator[re.Match[str]]:
+    """`pattern.finditer(text)` when every match of `pattern` can only start at one of the
+    sorted positions `starts`: tries those alone instead of every character."""
+    reach = 0
+    for start in starts:
+        if start < reach:
+            continue
+        m = pattern.match(text, start)
+        if m is not None and m.end() > start:
+            yield m
+            reach = m.end()
+
+
+_ASCII_NAME_CHARS = frozenset(string.ascii_letters + string.digits + ".-")
+
+
+def _sized_starts(text: str) -> list[int]:
+    """Where a `_SIZED` match may start: a capital that opens the run of ASCII name
+    characters before a `-7B`-like size, or follows a `.` inside that run."""
+    starts: set[int] = set()
+    for hint in _SIZE_HINT.finditer(text):
+        end = hint.start()
+        at = end
+        while at and text[at - 1] in _ASCII_NAME_CHARS:
+            at -= 1
+        starts.update(
+            p for p in range(at, end) if "A" <= text[p] <= "Z" and (p == at or text[p - 1] == ".")
+        )
+    return sorted(starts)
+
+
+def _bench_starts(text: str) -> list[int]:
+    """Where a `_BENCH` match may start: a capital that opens the run of name characters
+    (`\\w*.+-`) ending in `Bench`/`bench`, or follows a `.`, `+` or `-` inside that run."""
+    starts: set[int] = set()
+    for end in _find_all(text, ("Bench", "bench")):
+        at = end
+        while at and (text[at - 1].isalnum() or text[at - 1] in "_*.+-"):
+            at -= 1
+        starts.update(
+            p
+            for p in range(at, end + 1)
+            if "A" <= text[p] <= "Z" and (p == at or text[p - 1] in ".+-")
+        )
+    return sorted(starts)
+
+
 def _pattern_datasets(text: str) -> list[Span]:
+    # Each pattern needs a literal word (case-sensitive); `in` rules most abstracts out cheaply.
     spans: list[Span] = []
-    for m in _BENCH.finditer(text):
-        spans.append(m.span())
-    matches: list[re.Match[str]] = list(_LIST_AFTER_CUE.finditer(text))
-    for cue in _CUE_WORD.finditer(text):
+    if "ench" in text:
+        spans += [m.span() for m in finditer_at(_BENCH, text, _bench_starts(text))]
+    benchmark_or_dataset = "benchmark" in text or "dataset" in text
+    if not benchmark_or_dataset and "corpus" not in text:
+        return spans
+    cues = sorted(_find_all(text, ("benchmark", "dataset", "corpus")))
+    matches = list(finditer_at(_LIST_AFTER_CUE, text, cues)) if benchmark_or_dataset else []
+    for cue in finditer_at(_CUE_WORD, text, cues):
         m = _CUE_AFTER_LIST_AT_END.search(text, max(0, cue.start() - 160), cue.end())
         if m and _list_ok(text, m.start(1), list(_MNAME_RE.finditer(m.group(1)))):
             matches.append(m)

@@ -106,18 +106,29 @@ def _clause(text: str) -> str:
     return clause.strip(" ,.;:")
 
 
+_NAMING_WORD = re.compile(r"^(?:named|called|dubbed)\s+")
+_SHORT_CLAUSE = re.compile(r"[^;.]*?(?=[;:]|\.(?:\s|$)|$|,\s)")
+_COMMA = re.compile(r"[,:;]")
+_SERIES = re.compile(r"^\s+series\b")
+_NAMED_AFTER = re.compile(
+    r"([^,()]{3,160}?),\s+(?:(?:named|called|dubbed)\s+)?("
+    + _TOKEN
+    + r"(?:\s+[A-Z][\w-]*){0,2})\s*[,.]"
+)
+
+
 def _description(after: str) -> str:
     """A description following a name: `, an adaptive ... LLM-as-a-Judge` or `: A ...`."""
     after = after.lstrip()
     if not after or after[0] not in ",:":
         return ""
     rest = after[1:].lstrip()
-    rest = re.sub(r"^(?:named|called|dubbed)\s+", "", rest)
+    rest = _NAMING_WORD.sub("", rest)
     if not rest or not (_ARTICLE.match(rest) or rest[0].isupper()):
         return ""
     clause = _clause(rest)
     if len(clause.split()) <= 2:  # `a framework that ...`: the clause carries the meaning
-        extended = re.match(r"[^;.]*?(?=[;:]|\.(?:\s|$)|$|,\s)", rest)
+        extended = _SHORT_CLAUSE.match(rest)
         if extended:
             clause = extended.group(0).strip(" ,")
     return clause
@@ -165,7 +176,7 @@ def _from_object(obj: str, base: int) -> _Candidate | None:
     article = _ARTICLE.match(obj)
     body = obj[article.end() :] if article else obj
     offset = base + (article.end() if article else 0)
-    comma = re.search(r"[,:;]", body)
+    comma = _COMMA.search(body)
     paren = body.find("(")
     if paren > 0 and (comma is None or paren < comma.start()):
         head = body[:paren].strip()
@@ -191,15 +202,10 @@ def _from_object(obj: str, base: int) -> _Candidate | None:
         name = " ".join(run)
         fits = (len(run) == 1 and len(name) > 1) or all(w[0].isupper() for w in run[1:])
         if run and fits and _CONNECTOR.match(body, len(name)):
-            after = re.sub(r"^\s+series\b", "", body[len(name) :])
+            after = _SERIES.sub("", body[len(name) :])
             return _Candidate(name, "", _description(after), offset, offset + len(name))
         return None
-    named = re.match(
-        r"([^,()]{3,160}?),\s+(?:(?:named|called|dubbed)\s+)?("
-        + _TOKEN
-        + r"(?:\s+[A-Z][\w-]*){0,2})\s*[,.]",
-        body,
-    )
+    named = _NAMED_AFTER.match(body)
     if named and named.group(2)[0].isupper():
         name = named.group(2)
         return _Candidate(

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 
-from bib.extract.entities import match_entities
+from bib.extract.entities import finditer_at, match_entities
 from bib.extract.topics import match_topics
 from bib.extract.vocabulary import Vocabulary, shipped
 from bib.record import LinkRole, Record, Span, Tag, TagKind
@@ -34,7 +34,7 @@ def _cue(pattern: str) -> re.Pattern[str]:
 
 
 _CONTRIBUTIONS: tuple[
-    tuple[str, str, re.Pattern[str], re.Pattern[str] | None, tuple[str, ...]], ...
+    tuple[str, str, re.Pattern[str], re.Pattern[str] | None, tuple[str, ...], tuple[str, ...]], ...
 ] = (
     (
         "benchmark",
@@ -46,6 +46,7 @@ _CONTRIBUTIONS: tuple[
         ),
         _cue(r"\brelease\s+of\s+our\b[^.;]{0,40}\bdatasets?\b"),
         ("release of our",),
+        ("release",),
     ),
     (
         "system",
@@ -55,6 +56,7 @@ _CONTRIBUTIONS: tuple[
             r"\b(?:system|pipeline|infrastructure|library|toolkit|engine|platform|simulator)s?\b"
         ),
         None,
+        (),
         (),
     ),
     (
@@ -70,6 +72,7 @@ _CONTRIBUTIONS: tuple[
         ),
         _cue(r"\b(?:this|our)\s+(?:paper|work)\s+(?:proposes|introduces|presents)\b"),
         ("this paper", "this work", "our paper", "our work"),
+        ("this", "our"),
     ),
     (
         "theory",
@@ -84,6 +87,15 @@ _CONTRIBUTIONS: tuple[
             r"|\b(?:generali[sz]ation|regret|error)\s+bounds?\b|\bprovabl[ey]\b|\btheorems?\b"
         ),
         ("theoretical", "bound", "provabl", "theorem"),
+        (
+            "theoretical",
+            "generalisation",
+            "generalization",
+            "regret",
+            "error",
+            "provabl",
+            "theorem",
+        ),
     ),
     (
         "analysis",
@@ -95,10 +107,16 @@ _CONTRIBUTIONS: tuple[
             r"(?:reveal|show|suggest|yield)s?\b"
         ),
         ("empirical", "systematic", "comprehensive", "our "),
+        ("empirical", "systematic", "comprehensive", "our"),
     ),
 )
 """(value, label, cue matched where a `we` starts, cue searched anywhere, words without one of
-which (lower case) the anywhere-cue cannot match: a cheap test before the regex)."""
+which (lower case) the anywhere-cue is not tried, and the words (lower case) one of which every
+match of the anywhere-cue starts with: it is tried only where they start a word)."""
+
+_ODD_CASE = re.compile("[\u0130\u0131\u017f]")
+"""The only characters that `re.IGNORECASE` matches to an ASCII letter but `str.lower` does not
+turn into it (U+0130, U+0131, U+017F); text with one of them takes the plain regex scan."""
 
 
 def whole_word_spans(text: str, name: str) -> list[Span]:
@@ -158,9 +176,36 @@ def _outermost(spans: Iterable[Span]) -> list[Span]:
 def contribution_tags(text: str) -> list[Tag]:
     """What kind of contribution the abstract claims, from cue phrases."""
     tags = []
+    lowered = text.lower()
+    if len(lowered) != len(text) or _ODD_CASE.search(text):
+        return _contribution_tags_scanned(text)
+    starts = list(_words_at(text, lowered, ("we",)))
+    for value, label, after_we, anywhere, needed, first_words in _CONTRIBUTIONS:
+        spans = [m.span() for at in starts if (m := after_we.match(text, at))]
+        if anywhere is not None and any(word in lowered for word in needed):
+            at = sorted(_words_at(text, lowered, first_words))
+            spans += [m.span() for m in finditer_at(anywhere, text, at)]
+        if spans:
+            tags.append(Tag(TagKind.CONTRIBUTION, value, label, tuple(sorted(spans))))
+    return tags
+
+
+def _words_at(text: str, lowered: str, words: Iterable[str]) -> Iterator[int]:
+    """Where one of `words` starts a word of `text` (`lowered`: `text.lower()`, as long)."""
+    for word in words:
+        at = lowered.find(word)
+        while at != -1:
+            if not at or not (text[at - 1].isalnum() or text[at - 1] == "_"):
+                yield at
+            at = lowered.find(word, at + 1)
+
+
+def _contribution_tags_scanned(text: str) -> list[Tag]:
+    """`contribution_tags` with every regex scanning the whole text."""
+    tags = []
     starts = [m.start() for m in _WE.finditer(text)]
     lowered = text.lower()
-    for value, label, after_we, anywhere, needed in _CONTRIBUTIONS:
+    for value, label, after_we, anywhere, needed, _ in _CONTRIBUTIONS:
         spans = [m.span() for at in starts if (m := after_we.match(text, at))]
         if anywhere is not None and any(word in lowered for word in needed):
             spans += [m.span() for m in anywhere.finditer(text)]

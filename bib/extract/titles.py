@@ -79,9 +79,13 @@ def title_case(text: str) -> str:
     return " ".join(out)
 
 
+_PARENTHESIS = re.compile(r"\s*\([^()]*\)")
+_COMMA_OR_PAREN = re.compile(r"[,(]")
+
+
 def shorten(phrase: str, max_words: int = MAX_WORDS) -> str:
     """At most `max_words`, cut before a preposition where possible; no trailing punctuation."""
-    phrase = re.sub(r"\s*\([^()]*\)", "", phrase)
+    phrase = _PARENTHESIS.sub("", phrase)
     words = phrase.split()
     while len(words) > max_words:
         cuts = [
@@ -115,7 +119,7 @@ def from_claim(abstract: str) -> str:
         if match:
             phrase = _clause(match.group("object"))
             if len(phrase.split()) < 4:  # `a framework that ...`: the clause carries the meaning
-                phrase = re.split(r"[,(]", match.group("object"))[0]
+                phrase = _COMMA_OR_PAREN.split(match.group("object"))[0]
             if len(phrase.split()) >= 3:
                 return title_case(shorten(_DROP.sub("", phrase)))
     found = _SENTENCE.match(text.strip())

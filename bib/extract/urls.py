@@ -36,6 +36,9 @@ class FoundURL:
     evidence: Span
 
 
+_SCHEME = re.compile(r"https?://", re.IGNORECASE)
+
+
 def clean(url: str) -> str:
     """A URL without trailing punctuation or unbalanced closing brackets; scheme added."""
     while url:
@@ -47,13 +50,21 @@ def clean(url: str) -> str:
             url = url[:-1]
         else:
             break
-    if not re.match(r"https?://", url, re.IGNORECASE):
+    if not _SCHEME.match(url):
         url = "https://" + url
     return url
 
 
+def _host(url: str) -> str:
+    try:
+        host = urlsplit(url).hostname or ""
+    except ValueError:  # an unbalanced `[` reads as a broken IPv6 host: no known host then
+        return ""
+    return host.lower().removeprefix("www.")
+
+
 def role(url: str) -> LinkRole:
-    host = (urlsplit(url).hostname or "").lower().removeprefix("www.")
+    host = _host(url)
     if any(host == h or host.endswith("." + h) for h in _CODE_HOSTS):
         return LinkRole.CODE
     if any(host == h or host.endswith("." + h) for h in _PAPER_HOSTS) or url.lower().endswith(

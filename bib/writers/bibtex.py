@@ -8,7 +8,7 @@ the entries written. Field order is fixed so that diffs between runs stay small.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from bibtexparser.bibdatabase import BibDatabase
 from bibtexparser.bwriter import BibTexWriter
@@ -18,6 +18,7 @@ from bib.record import Author, EntryType, Record, TagKind
 from bib.writers.common import (
     DEFAULT_TAG_KINDS,
     DERIVED_TITLE_NOTE,
+    check_new_key,
     check_unique_keys,
     checked_key,
     error,
@@ -226,6 +227,42 @@ def dumps(entries: list[dict[str, str]]) -> str:
     return text if not text or text.endswith("\n") else text + "\n"
 
 
+_DISPLAYED = frozenset(DISPLAY_ORDER)
+_NOT_FIELDS = frozenset({"ENTRYTYPE", "ID"})
+
+
+def format_entry(fields: dict[str, str]) -> str:
+    """One entry exactly as `dumps` writes it (bibtexparser 1.4's BibTexWriter with our
+    settings), without a database around it, so that entries can be written one by one."""
+    names = [name for name in DISPLAY_ORDER if name in fields]
+    names += [name for name in sorted(fields) if name not in _DISPLAYED and name not in _NOT_FIELDS]
+    body = "".join(f",\n  {name} = {{{fields[name]}}}" for name in names)
+    return f"@{fields['ENTRYTYPE']}{{{fields['ID']}{body}\n}}\n"
+
+
+def order_key(key: str) -> str:
+    """The order of entries by citation key: bibtexparser sorts by key, ignoring case."""
+    return key.lower()
+
+
+def stream(
+    records: Iterable[Record],
+    *,
+    dialect: str = "bibtex",
+    ascii: bool = False,
+    tag_kinds: Iterable[TagKind] = DEFAULT_TAG_KINDS,
+) -> Iterator[str]:
+    """`render` piece by piece for records already in `order_key` order, holding none of
+    them: the text of all pieces is what `render` returns for the same records."""
+    kinds = tuple(tag_kinds)
+    seen: set[str] = set()
+    separator = ""
+    for record in records:
+        check_new_key(record, seen)
+        yield separator + format_entry(entry(record, dialect=dialect, ascii=ascii, tag_kinds=kinds))
+        separator = "\n"
+
+
 def render(
     records: Iterable[Record],
     *,
@@ -236,4 +273,6 @@ def render(
     records = list(records)
     check_unique_keys(records)
     kinds = tuple(tag_kinds)
-    return dumps([entry(r, dialect=dialect, ascii=ascii, tag_kinds=kinds) for r in records])
+    entries = [entry(r, dialect=dialect, ascii=ascii, tag_kinds=kinds) for r in records]
+    entries.sort(key=lambda e: e["ID"].lower())  # as dumps orders them (a stable sort)
+    return "\n".join(format_entry(e) for e in entries)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from bib.errors import BibError
 from bib.latex import clean
@@ -55,12 +56,18 @@ def keywords(record: Record, kinds: tuple[TagKind, ...] | frozenset[TagKind]) ->
     for tag in record.tags:
         if tag.kind not in kinds:
             continue
-        value = clean(tag.value.replace(",", " "))
-        folded = value.casefold()
+        value, folded = _keyword(tag.value)
         if value and folded not in seen:
             seen.add(folded)
             out.append(value)
     return out
+
+
+@lru_cache(maxsize=4096)
+def _keyword(value: str) -> tuple[str, str]:
+    """A tag value as a keyword, and its case-blind form (topic values recur on every record)."""
+    value = clean(value.replace(",", " "))
+    return value, value.casefold()
 
 
 def extra_links(record: Record) -> list[tuple[str, str]]:
@@ -90,6 +97,11 @@ def join_sentences(parts: list[str]) -> str:
 def check_unique_keys(records: list[Record]) -> None:
     seen: set[str] = set()
     for record in records:
-        if record.key in seen:
-            raise error(record, f"citation key {record.key!r} is used by two records")
-        seen.add(record.key)
+        check_new_key(record, seen)
+
+
+def check_new_key(record: Record, seen: set[str]) -> None:
+    """Refuse a key already in `seen` (the keys written so far), else add it."""
+    if record.key in seen:
+        raise error(record, f"citation key {record.key!r} is used by two records")
+    seen.add(record.key)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from functools import cache
 from typing import Any
 
@@ -25,6 +25,7 @@ from bib.record import EntryType, Record, TagKind
 from bib.writers.common import (
     DEFAULT_TAG_KINDS,
     DERIVED_TITLE_NOTE,
+    check_new_key,
     check_unique_keys,
     checked_key,
     error,
@@ -233,9 +234,27 @@ def _pretty(value: Any, indent: str) -> str:
     return json.dumps(value)
 
 
-def render(records: Iterable[Record], *, tag_kinds: Iterable[TagKind] = DEFAULT_TAG_KINDS) -> str:
-    records = sorted(records, key=lambda r: r.key)
-    check_unique_keys(records)
+def order_key(key: str) -> str:
+    """The order of items by citation key: as it is."""
+    return key
+
+
+def stream(
+    records: Iterable[Record], *, tag_kinds: Iterable[TagKind] = DEFAULT_TAG_KINDS
+) -> Iterator[str]:
+    """`render` piece by piece for records already in `order_key` order, holding none of
+    them: the text of all pieces is what `render` returns for the same records."""
     kinds = tuple(tag_kinds)
-    items = [item(r, kinds) for r in records]  # item() has validated each one
-    return _pretty(items, "") + "\n"
+    seen: set[str] = set()
+    opening = "[\n  "
+    for record in records:
+        check_new_key(record, seen)
+        yield opening + _pretty(item(record, kinds), "  ")  # item() has validated it
+        opening = ",\n  "
+    yield "[]\n" if opening.startswith("[") else "\n]\n"
+
+
+def render(records: Iterable[Record], *, tag_kinds: Iterable[TagKind] = DEFAULT_TAG_KINDS) -> str:
+    records = sorted(records, key=lambda r: order_key(r.key))
+    check_unique_keys(records)
+    return "".join(stream(records, tag_kinds=tag_kinds))
