@@ -737,10 +737,14 @@ def to_text(text: str) -> str:
 
 
 def _typeset(text: str) -> str:
-    for source, shown in _LIGATURES:
-        if source in text:
-            text = text.replace(source, shown)
-    return text
+    """TeX's ligatures, read left to right as TeX reads them (`!``` is `¡` then a backtick)."""
+    if "-" not in text and "`" not in text and "'" not in text:
+        return text
+    return _LIGATURE.sub(_ligature, text)
+
+
+def _ligature(m: re.Match[str]) -> str:
+    return _LIGATURE_SHOWN[m.group()]
 
 
 def _plain(nodes: list[Node], *, typeset: bool = False) -> str:
@@ -826,6 +830,8 @@ _RECORD_SPECIAL = re.compile(r"[\\$*_<`\[{}]")
 _NEEDS_LATEX = re.compile(r"[\\$%{}~&]")
 _LIGATURES = (("---", "\u2014"), ("--", "\u2013"), ("``", "\u201c"), ("''", "\u201d"))
 _LIGATURES += (("!`", "\u00a1"), ("?`", "\u00bf"))
+_LIGATURE_SHOWN = dict(_LIGATURES)
+_LIGATURE = re.compile("|".join(re.escape(source) for source, _ in _LIGATURES))
 _URL_ARGUMENT = re.compile(r"(\\(?:url|href)\s*\{)([^{}]*)(\})")
 _BARE_PERCENT = re.compile(r"(?<!\\)%")
 _PLACEHOLDER = re.compile("\ufffe(\\d+)\uffff")
@@ -903,10 +909,7 @@ def from_latex(latex: str) -> str:
     (`a*b*c`, not `BERT_base`), so that titles read from third-party files stay plain.
     """
     if _NEEDS_LATEX.search(latex) is None:  # plain text: only ligatures to read
-        for source, shown in _LIGATURES:
-            if source in latex:
-                latex = latex.replace(source, shown)
-        plain = clean(latex)
+        plain = clean(_typeset(latex))
         if _STOP.search(plain) is None:
             return plain
         return _unambiguous(plain, _RECORD_SPECIAL.sub(_record_escape, plain))
