@@ -238,8 +238,10 @@ def tag_record(
         produced.append(code)
     produced.extend(contributions)
     kept = [t for t in record.tags if t.kind not in EXTRACTED_KINDS or not t.evidence]
-    seen = {(t.kind, t.value) for t in produced}
-    kept = [t for t in kept if (t.kind, t.value) not in seen]
+    # a keyword read from the input that a produced tag names again (in any kind and case)
+    # gives way to it: the produced tag carries the evidence, and keywords stay in tag order
+    seen = {t.value.casefold() for t in produced}
+    kept = [t for t in kept if t.value.casefold() not in seen]
     return replace(record, tags=(*kept, *produced))
 
 

@@ -243,7 +243,7 @@ def _record(entry: dict[str, str], path: str, line: int) -> Record:
         links=merge_links((Link(url, role(url)),) if url else (), note_links, addendum_links),
         doi=doi,
         arxiv_id=arxiv_id,
-        tags=tuple(Tag(TagKind.TOPIC, k.lower(), k) for k in keywords),
+        tags=tuple(Tag(TagKind.TOPIC, k, k) for k in keywords),
         note=note,
         title_derived=derived and bool(title),
         fields=extra,

@@ -146,7 +146,7 @@ def _record(item: dict[str, Any], path: str, line: int | None) -> Record:
         links=merge_links((Link(url, role(url)),) if url else (), note_links),
         doi=doi,
         arxiv_id=arxiv_id,
-        tags=tuple(Tag(TagKind.TOPIC, k.lower(), k) for k in keywords),
+        tags=tuple(Tag(TagKind.TOPIC, k, k) for k in keywords),
         note=note,
         title_derived=derived and bool(title),
         fields=tuple(sorted(extra.items())),

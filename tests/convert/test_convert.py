@@ -157,6 +157,17 @@ def test_output_reads_back_to_the_same_records(converted, name, tmp_path):
     assert summary(pipeline.load([written])) == summary(pipeline.load([SEEDS]))
 
 
+# CSL-JSON keeps the abstract as plain text (markdown gone), which the tagger may read a little
+# differently; a `.bib` reads back to the very record text, so its keywords must not change.
+@pytest.mark.parametrize("name", ["seeds.bib", "seeds.biblatex.bib"])
+def test_own_bib_converted_again_keeps_its_keywords_as_written(converted, name, cli, tmp_path):
+    written = tmp_path / name
+    written.write_text(converted[name], encoding="utf-8")
+    again = cli("convert", written, "-f", "csl-json").stdout
+    direct = json.loads(converted["seeds.json"])
+    assert [i.get("keyword") for i in json.loads(again)] == [i.get("keyword") for i in direct]
+
+
 def test_bibtex_to_csl_json_to_bibtex_keeps_titles_years_and_accented_names(cli, tmp_path):
     from bib.readers import read
 
