@@ -92,21 +92,20 @@ def run(
     pinned: Mapping[str, str] | None = None,
     stdin: BinaryIO | None = None,
 ) -> Result:
-    """Records and counts for `inputs` (files, directories or `-`), sorted by key."""
-    stats = Stats()
-    paths = readers.expand(inputs)
-    merged, stats.merged = merge.merge(
-        _read_all(paths, fmt=fmt, venue=venue, year=year, stdin=stdin, stats=stats, report=report),
-        report,
-    )
-    stream: Iterable[Record] = merged
-    for stage in extractors:
-        stream = stage(stream)
-    records = keys.assign(stream, pinned)
-    records.sort(key=lambda r: r.key)
-    stats.records = len(records)
-    stats.titles_derived = sum(r.title_derived for r in records)
-    return Result(records, stats)
+    """Records and counts for `inputs` (files, directories or `-`), sorted by key.
+
+    The same stages as `spool`, whose records are read back here into one list."""
+    with spool(
+        inputs,
+        fmt=fmt,
+        venue=venue,
+        year=year,
+        extractors=extractors,
+        report=report,
+        pinned=pinned,
+        stdin=stdin,
+    ) as spooled:
+        return Result(list(spooled.records(spooled.order())), spooled.stats)
 
 
 def load(
