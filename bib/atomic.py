@@ -22,16 +22,22 @@ def write_atomic(path: str | Path, data: str | bytes, *, mode: int | None = None
             handle.write(payload)
             handle.flush()
             os.fsync(handle.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        elif target.exists():
-            os.chmod(tmp, target.stat().st_mode & 0o7777)
-        else:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, target)
+        publish(tmp, target, mode=mode)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def publish(tmp: str | Path, target: Path, *, mode: int | None = None) -> None:
+    """Rename a written and fsynced temp file over `target`: `mode`, else the mode `target`
+    had, else what the umask gives a new file."""
+    if mode is not None:
+        os.chmod(tmp, mode)
+    elif target.exists():
+        os.chmod(tmp, target.stat().st_mode & 0o7777)
+    else:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+    os.replace(tmp, target)

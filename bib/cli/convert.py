@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from bib import pipeline, writers
+from bib.atomic import publish
 from bib.cli.tags import max_topics_option, tag_stages, vocabulary_option
 from bib.errors import BibError
 from bib.readers import FORMATS
@@ -169,18 +170,11 @@ def _remove_empty_dir(path: Path) -> None:
 
 
 def _publish(handle: IO[str], target: Path) -> None:
-    """fsync the temp file and rename it over `target`, keeping its mode (as write_atomic)."""
+    """fsync the temp file and rename it over `target`, keeping its mode (`bib.atomic.publish`)."""
     handle.flush()
     os.fsync(handle.fileno())
     handle.close()
-    tmp = handle.name
-    if target.exists():
-        os.chmod(tmp, target.stat().st_mode & 0o7777)
-    else:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-    os.replace(tmp, target)
+    publish(handle.name, target)
 
 
 def _echo_file(handle: IO[str]) -> None:
