@@ -12,6 +12,9 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from collections.abc import Sequence
+
+from bib.record import Author
 
 _HIDDEN = re.compile(r"\\[a-zA-Z]+|\]\((?:[^()\s]|\([^()\s]*\))*\)")
 """Words a reader never sees: LaTeX command names and the targets of markdown links."""
@@ -70,9 +73,12 @@ def record_id(
     abstract: str = "",
     title: str = "",
     year: int | None = None,
-    first_author: str = "",
+    authors: Sequence[Author] = (),
 ) -> str:
-    """The id of a paper from the strongest evidence available."""
+    """The id of a paper from the strongest evidence available.
+
+    Without DOI, arXiv id or abstract: title, year and the first author's family name, the
+    same whichever reader split the name."""
     doi = normalize_doi(doi) if doi else ""
     if doi:
         return f"doi:{doi}"
@@ -83,6 +89,12 @@ def record_id(
     if digest_of_abstract:
         return f"abs:{digest_of_abstract}"
     fallback = " ".join(
-        [normalize_text(title), str(year or ""), normalize_text(first_author)]
+        [normalize_text(title), str(year or ""), normalize_text(_first_family(authors))]
     ).strip()
     return f"meta:{digest(fallback)}"
+
+
+def _first_family(authors: Sequence[Author]) -> str:
+    if not authors:
+        return ""
+    return authors[0].family or authors[0].display

@@ -62,14 +62,13 @@ def combine(lead: Record, other: Record) -> Record:
     have = {name for name, _ in lead.fields}
     changes["fields"] = lead.fields + tuple(f for f in other.fields if f[0] not in have)
     merged = replace(lead, **changes)  # type: ignore[arg-type]
-    first = merged.authors[0] if merged.authors else None
     new_id = record_id(
         doi=merged.doi,
         arxiv_id=merged.arxiv_id,
         abstract=merged.abstract,
         title=merged.title,
         year=merged.year,
-        first_author=(first.family or first.display) if first else "",
+        authors=merged.authors,
     )
     return replace(merged, id=new_id)
 

@@ -227,7 +227,7 @@ def _record(entry: dict[str, str], path: str, line: int) -> Record:
             abstract=abstract,
             title=title,
             year=year,
-            first_author=authors[0].family or authors[0].display if authors else "",
+            authors=authors,
         ),
         abstract=abstract,
         key=entry["ID"],

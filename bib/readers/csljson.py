@@ -130,7 +130,7 @@ def _record(item: dict[str, Any], path: str, line: int | None) -> Record:
             abstract=abstract,
             title=title,
             year=year,
-            first_author=authors[0].family or authors[0].display if authors else "",
+            authors=authors,
         ),
         abstract=abstract,
         key=_text(item.get("citation-key")) or _text(item.get("id")),

@@ -245,7 +245,7 @@ def read(
             abstract=abstract,
             title=entry.title,
             year=common["year"],  # type: ignore[arg-type]
-            first_author=authors[0].display if authors else "",
+            authors=authors,
         )
         yield Record(
             id=rid,

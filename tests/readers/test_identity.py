@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bib.identity import normalize_arxiv, record_id
 from bib.readers import read
+from bib.record import Author
 
 
 def test_markup_case_and_spacing_do_not_change_the_abstract_id():
@@ -34,9 +35,9 @@ def test_arxiv_id_loses_its_version():
 
 
 def test_without_abstract_title_year_and_author_identify_the_entry():
-    first = record_id(title="A Title", year=2020, first_author="Doe")
-    assert first == record_id(title="a  title", year=2020, first_author="doe")
-    assert first != record_id(title="A Title", year=2021, first_author="Doe")
+    first = record_id(title="A Title", year=2020, authors=(Author("Doe", "Jane"),))
+    assert first == record_id(title="a  title", year=2020, authors=(Author("doe"),))
+    assert first != record_id(title="A Title", year=2021, authors=(Author("Doe", "Jane"),))
 
 
 def test_ids_do_not_depend_on_position_in_the_file(tmp_path):
@@ -46,3 +47,16 @@ def test_ids_do_not_depend_on_position_in_the_file(tmp_path):
     ids_a = {r.abstract: r.id for r in read(tmp_path / "a.txt")}
     ids_b = {r.abstract: r.id for r in read(tmp_path / "b.txt")}
     assert ids_a == ids_b
+
+
+def test_a_title_only_entry_gets_the_same_id_from_a_paper_list_and_from_bibtex(tmp_path):
+    listed = tmp_path / "list.txt"
+    listed.write_text("ICML 2024 Papers\n\nTitle: Routing as Linear Programs\nAuthors: Jane Doe\n")
+    bib = tmp_path / "refs.bib"
+    bib.write_text(
+        "@inproceedings{doe2024,\n  title = {Routing as Linear Programs},\n"
+        "  author = {Doe, Jane},\n  year = {2024},\n}\n"
+    )
+    [from_list] = read(listed)
+    [from_bib] = read(bib)
+    assert from_list.id == from_bib.id
