@@ -8,10 +8,12 @@ Merging and key assignment need every record at once; the rest does not.
 from __future__ import annotations
 
 import marshal
+import os
 import tempfile
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
+from operator import attrgetter
 from pathlib import Path
 from typing import IO, BinaryIO
 
@@ -124,64 +126,79 @@ def load(
 
 
 class Spool:
-    """Records on disk, each read back by its offset: what `spool` keeps instead of them."""
+    """Records on disk, each read back by its offset: what `spool` keeps instead of them.
+
+    Records are appended while a run produces them and read back (in any order) only after
+    that, so writes go through the file's buffer to its end and each read is one `pread`:
+    no seeking back and forth, and no file pages held in memory (as a memory map would)."""
 
     def __init__(self) -> None:
         self._file: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close)
+        self._reading = False
         self.offsets = array("q")  # 8 bytes a record
         self._end = 0
 
     def add(self, record: Record) -> None:
+        if self._reading:
+            raise RuntimeError("records are added before any is read back")
         data = marshal.dumps(_plain(record))
-        self._file.seek(self._end)
         self._file.write(data)
         self.offsets.append(self._end)
         self._end += len(data)
 
-    def get(self, index: int) -> Record:
+    def get(self, index: int, key: str | None = None) -> Record:
+        """The record added `index`-th, with `key` as its citation key when given."""
+        if not self._reading:
+            self._file.flush()
+            self._reading = True
         start = self.offsets[index]
         end = self.offsets[index + 1] if index + 1 < len(self.offsets) else self._end
-        self._file.seek(start)
-        return _record(marshal.loads(self._file.read(end - start)))
+        return _record(marshal.loads(os.pread(self._file.fileno(), end - start, start)), key)
 
     def close(self) -> None:
         self._file.close()
 
 
 _RECORD_FIELDS = tuple(f.name for f in fields(Record))
+_values = attrgetter(*_RECORD_FIELDS)
+"""Every field of a Record, in order, as one tuple (one C call)."""
+_AT = {name: i for i, name in enumerate(_RECORD_FIELDS)}
+_ENTRY_TYPES = {t.value: t for t in EntryType}
+_ROLES = {r.value: r for r in LinkRole}
+_KINDS = {k.value: k for k in TagKind}
 
 
-def _plain(record: Record) -> tuple[object, ...]:
-    """A Record as plain tuples, strings and numbers (marshal writes them several times
-    faster than pickle writes dataclasses and enums)."""
-    out: list[object] = []
-    for name in _RECORD_FIELDS:
-        value = getattr(record, name)
-        if name == "entry_type":
-            value = value.value
-        elif name == "authors":
-            value = tuple((a.family, a.given, a.literal) for a in value)
-        elif name == "links":
-            value = tuple((link.url, link.role.value) for link in value)
-        elif name == "tags":
-            value = tuple((t.kind.value, t.value, t.label, t.evidence) for t in value)
-        elif name == "sources":
-            value = tuple((s.path, s.line) for s in value)
-        out.append(value)
-    return tuple(out)
+def _plain(record: Record) -> list[object]:
+    """A Record as plain lists, tuples, strings and numbers (marshal writes them several
+    times faster than pickle writes dataclasses and enums)."""
+    out = list(_values(record))
+    out[_AT["entry_type"]] = record.entry_type.value
+    if record.authors:
+        out[_AT["authors"]] = [(a.family, a.given, a.literal) for a in record.authors]
+    if record.links:
+        out[_AT["links"]] = [(link.url, link.role.value) for link in record.links]
+    if record.tags:
+        out[_AT["tags"]] = [(t.kind.value, t.value, t.label, t.evidence) for t in record.tags]
+    out[_AT["sources"]] = [(s.path, s.line) for s in record.sources]
+    return out
 
 
-def _record(plain: tuple[object, ...]) -> Record:
-    values = dict(zip(_RECORD_FIELDS, plain, strict=True))
-    values["entry_type"] = EntryType(values["entry_type"])
-    values["authors"] = tuple(Author(*a) for a in values["authors"])  # type: ignore[attr-defined]
-    values["links"] = tuple(Link(u, LinkRole(r)) for u, r in values["links"])  # type: ignore[attr-defined]
-    values["tags"] = tuple(
-        Tag(TagKind(k), v, label, tuple(map(tuple, e)))
-        for k, v, label, e in values["tags"]  # type: ignore[attr-defined]
-    )
-    values["sources"] = tuple(Source(*s) for s in values["sources"])  # type: ignore[attr-defined]
-    return Record(**values)  # type: ignore[arg-type]
+def _record(plain: list[object], key: str | None = None) -> Record:
+    """The Record `_plain` wrote (marshal reads its tuples back as tuples)."""
+    plain[_AT["entry_type"]] = _ENTRY_TYPES[plain[_AT["entry_type"]]]  # type: ignore[index]
+    if authors := plain[_AT["authors"]]:
+        plain[_AT["authors"]] = tuple(Author(*a) for a in authors)  # type: ignore[attr-defined]
+    if links := plain[_AT["links"]]:
+        plain[_AT["links"]] = tuple(Link(u, _ROLES[r]) for u, r in links)  # type: ignore[attr-defined]
+    if tags := plain[_AT["tags"]]:
+        plain[_AT["tags"]] = tuple(
+            Tag(_KINDS[k], v, label, e)
+            for k, v, label, e in tags  # type: ignore[attr-defined]
+        )
+    plain[_AT["sources"]] = tuple(Source(*s) for s in plain[_AT["sources"]])  # type: ignore[attr-defined]
+    if key is not None:
+        plain[_AT["key"]] = key
+    return Record(*plain)  # type: ignore[arg-type]
 
 
 @dataclass
@@ -200,7 +217,7 @@ class Spooled:
 
     def records(self, order: Iterable[int]) -> Iterator[Record]:
         for index in order:
-            yield replace(self.spool.get(index), key=self.keys[index])
+            yield self.spool.get(index, self.keys[index])
 
     def __enter__(self) -> Spooled:
         return self
@@ -241,7 +258,10 @@ def spool(
 
         def merged() -> Iterator[Record]:
             for group in found:
-                yield merge.merge_group([raw.get(i) for i in group], report)
+                if len(group) == 1:
+                    yield raw.get(group[0])
+                else:
+                    yield merge.merge_group([raw.get(i) for i in group], report)
 
         stream: Iterable[Record] = merged()
         for stage in extractors:
