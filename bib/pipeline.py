@@ -8,7 +8,6 @@ Merging and key assignment need every record at once; the rest does not.
 from __future__ import annotations
 
 import marshal
-import os
 import tempfile
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -129,8 +128,8 @@ class Spool:
     """Records on disk, each read back by its offset: what `spool` keeps instead of them.
 
     Records are appended while a run produces them and read back (in any order) only after
-    that, so writes go through the file's buffer to its end and each read is one `pread`:
-    no seeking back and forth, and no file pages held in memory (as a memory map would)."""
+    that, so writes go through the file's buffer without a seek (a seek flushes it: one
+    system call a record) and reads never meet a pending write."""
 
     def __init__(self) -> None:
         self._file: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close)
@@ -153,7 +152,8 @@ class Spool:
             self._reading = True
         start = self.offsets[index]
         end = self.offsets[index + 1] if index + 1 < len(self.offsets) else self._end
-        return _record(marshal.loads(os.pread(self._file.fileno(), end - start, start)), key)
+        self._file.seek(start)
+        return _record(marshal.loads(self._file.read(end - start)), key)
 
     def close(self) -> None:
         self._file.close()
