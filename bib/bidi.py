@@ -8,11 +8,10 @@ cannot reorder neighbouring text beyond a neutral character. See docs/decisions/
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from operator import attrgetter
 
-from bib.record import Author, Link, Record
+from bib.record import Author, Link, Record, evolve
 
 CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
 """LRE, RLE, PDF, LRO, RLO and LRI, RLI, FSI, PDI."""
@@ -47,7 +46,7 @@ def strip(record: Record) -> tuple[Record, list[str]]:
             updates[name] = value
     if not updates:
         return record, []
-    return dataclasses.replace(record, **updates), list(updates)
+    return evolve(record, **updates), list(updates)
 
 
 def _everything(record: Record) -> str:

@@ -1,0 +1,76 @@
+"""The spool: records wait on disk between the steps that need all of them."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bib.pipeline import Spool
+from bib.record import Author, EntryType, Link, LinkRole, Record, Source, Tag, TagKind
+
+text = st.text(max_size=30)
+authors = st.builds(Author, text, text, text)
+links = st.builds(Link, text, st.sampled_from(LinkRole))
+spans = st.tuples(st.integers(0, 10_000), st.integers(0, 10_000))
+tags = st.builds(Tag, st.sampled_from(TagKind), text, text, st.tuples(spans, spans))
+records = st.builds(
+    Record,
+    id=text,
+    abstract=text,
+    key=text,
+    entry_type=st.sampled_from(EntryType),
+    title=text,
+    title_derived=st.booleans(),
+    authors=st.lists(authors, max_size=3).map(tuple),
+    year=st.none() | st.integers(1000, 2999),
+    links=st.lists(links, max_size=3).map(tuple),
+    tags=st.lists(tags, max_size=3).map(tuple),
+    fields=st.lists(st.tuples(text, text), max_size=3).map(tuple),
+    sources=st.lists(st.builds(Source, text, st.none() | st.integers(1)), max_size=2).map(tuple),
+)
+
+
+@given(st.lists(records, min_size=1, max_size=5))
+def test_every_record_reads_back_equal_in_any_order(written: list[Record]) -> None:
+    spool = Spool()
+    try:
+        for record in written:
+            spool.add(record)
+        for index in reversed(range(len(written))):
+            assert spool.get(index) == written[index]
+    finally:
+        spool.close()
+
+
+def test_a_record_reads_back_with_the_key_asked_for() -> None:
+    spool = Spool()
+    spool.add(Record(id="abs:1", key="old"))
+    assert spool.get(0, "usmoe2026") == Record(id="abs:1", key="usmoe2026")
+    spool.close()
+
+
+def test_read_back_records_keep_their_enum_members() -> None:
+    spool = Spool()
+    spool.add(
+        Record(
+            id="abs:1",
+            entry_type=EntryType.ARTICLE,
+            links=(Link("https://github.com/a/b", LinkRole.CODE),),
+            tags=(Tag(TagKind.TOPIC, "llm", "LLMs", ((0, 3),)),),
+        )
+    )
+    record = spool.get(0)
+    spool.close()
+    assert record.entry_type is EntryType.ARTICLE
+    assert record.links[0].role is LinkRole.CODE
+    assert record.tags[0].kind is TagKind.TOPIC
+
+
+def test_adding_after_reading_back_is_refused() -> None:
+    spool = Spool()
+    spool.add(Record(id="abs:1"))
+    spool.get(0)
+    with pytest.raises(RuntimeError):
+        spool.add(Record(id="abs:2"))
+    spool.close()
