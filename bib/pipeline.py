@@ -7,9 +7,13 @@ Merging and key assignment need every record at once; the rest does not.
 
 from __future__ import annotations
 
+import contextlib
 import marshal
+import shutil
+import sys
 import tempfile
 from array import array
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from operator import attrgetter
@@ -24,6 +28,7 @@ from bib.extract.urls import tag_urls
 from bib.record import Author, EntryType, Link, LinkRole, Record, Source, Tag, TagKind
 
 Stage = Callable[[Iterable[Record]], Iterable[Record]]
+"""An extraction step: one record out for each record in, in the same order."""
 Report = Callable[[str], None]
 
 KEY_STAGES: tuple[Stage, ...] = (tag_methods, tag_urls, derive_titles)
@@ -60,8 +65,12 @@ def _read_all(
     stdin: BinaryIO | None,
     stats: Stats,
     report: Report | None,
+    starts: list[int] | None = None,
 ) -> Iterator[Record]:
+    """Every record of `paths` in order; `starts` gets the position where each path starts."""
     for path in paths:
+        if starts is not None:
+            starts.append(stats.read)
         stats.files += 1
         stats.inputs.append(str(path))
         for record in readers.read(path, fmt=fmt, venue=venue, year=year, stdin=stdin):
@@ -204,11 +213,15 @@ def _record(plain: list[object], key: str | None = None) -> Record:
 @dataclass
 class Spooled:
     """`run`'s result with the records on disk: their keys in memory, the rest read back one
-    by one in the order a writer asks for (`records`). Close it (a context manager)."""
+    by one in the order a writer asks for (`records`). Close it (a context manager).
+
+    The spool may hold records no longer wanted (a paper's copies, before their merge):
+    `indices` says where each wanted record is, `keys` what it is called."""
 
     stats: Stats
     keys: list[str]
     spool: Spool
+    indices: Sequence[int]
 
     def order(self, sort_key: Callable[[str], str] = str) -> list[int]:
         """Positions of the records sorted by key (as `run` sorts them), then by `sort_key`."""
@@ -216,8 +229,8 @@ class Spooled:
         return sorted(by_key, key=lambda i: sort_key(self.keys[i]))
 
     def records(self, order: Iterable[int]) -> Iterator[Record]:
-        for index in order:
-            yield self.spool.get(index, self.keys[index])
+        for position in order:
+            yield self.spool.get(self.indices[position], self.keys[position])
 
     def __enter__(self) -> Spooled:
         return self
@@ -237,47 +250,130 @@ def spool(
     pinned: Mapping[str, str] | None = None,
     stdin: BinaryIO | None = None,
 ) -> Spooled:
-    """`run`, holding no record: records wait in temp files between the steps that need all
-    of them (merging needs every identity, keys every base key), so memory per record is a
-    few identities and keys, whatever the size of the abstracts and tags."""
+    """`run`, holding no record: records wait in a temp file until keys, which need every
+    base key, are known, so memory per record is an identity, a key and an offset.
+
+    Records go through the extractors as they are read, before anyone knows which are the
+    same paper: nearly none are. Those that are get read again once all identities are in,
+    merged, extracted and added to the spool; their unmerged copies stay there unread."""
     stats = Stats()
     paths = readers.expand(inputs)
-    raw = Spool()
-    found: list[list[int]] = []
-    try:
-
-        def identities() -> Iterator[list[str]]:
-            for record in _read_all(
-                paths, fmt=fmt, venue=venue, year=year, stdin=stdin, stats=stats, report=report
-            ):
-                raw.add(record)
-                yield merge.identities(record)
-
-        found = merge.groups(identities())
-        stats.merged = stats.read - len(found)
-
-        def merged() -> Iterator[Record]:
-            for group in found:
-                if len(group) == 1:
-                    yield raw.get(group[0])
-                else:
-                    yield merge.merge_group([raw.get(i) for i in group], report)
-
-        stream: Iterable[Record] = merged()
-        for stage in extractors:
-            stream = stage(stream)
+    replay = any(str(path) == readers.STDIN for path in paths)
+    with contextlib.ExitStack() as cleanup:
+        if replay:
+            stdin = cleanup.enter_context(_replayable(stdin or sys.stdin.buffer))
         done = Spool()
-        bases: list[tuple[str, str]] = []
         try:
-            for record in stream:
-                done.add(record)
-                bases.append((record.id, keys.base_key(record)))
-                stats.titles_derived += record.title_derived
+            return _spool(paths, done, fmt, venue, year, extractors, report, pinned, stdin, stats)
         except BaseException:
             done.close()
             raise
-    finally:
-        raw.close()
-        found.clear()  # before the keys: only bases and offsets stay
-    stats.records = len(bases)
-    return Spooled(stats, keys.unique_keys(bases, pinned), done)
+
+
+def _spool(
+    paths: Sequence[Path],
+    done: Spool,
+    fmt: str | None,
+    venue: str | None,
+    year: int | None,
+    extractors: Sequence[Stage],
+    report: Report | None,
+    pinned: Mapping[str, str] | None,
+    stdin: BinaryIO | None,
+    stats: Stats,
+) -> Spooled:
+    starts: list[int] = []
+    pending: deque[list[str]] = deque()  # identities of records read, not yet extracted
+
+    def read() -> Iterator[Record]:
+        for record in _read_all(
+            paths,
+            fmt=fmt,
+            venue=venue,
+            year=year,
+            stdin=stdin,
+            stats=stats,
+            report=report,
+            starts=starts,
+        ):
+            pending.append(merge.identities(record))
+            yield record
+
+    bases: list[tuple[str, str]] = []
+    derived = bytearray()
+    wanted = array("q")
+
+    def keep(records: Iterable[Record]) -> Iterator[None]:
+        for record in records:
+            wanted.append(len(bases))
+            done.add(record)
+            bases.append((record.id, keys.base_key(record)))
+            derived.append(record.title_derived)
+            yield
+
+    def identities() -> Iterator[list[str]]:
+        for _ in keep(_extract(read(), extractors)):
+            if not pending:
+                raise RuntimeError("an extraction stage yielded more records than it got")
+            yield pending.popleft()
+
+    found = merge.groups(identities())
+    if pending:
+        raise RuntimeError("an extraction stage yielded fewer records than it got")
+    stats.merged = stats.read - len(found)
+    if stats.merged:
+        papers = [group for group in found if len(group) > 1]
+        copies = {position for group in papers for position in group}
+        if stdin is not None:
+            stdin.seek(0)
+        raw = _read_again(
+            paths, starts, stats.read, copies, fmt=fmt, venue=venue, year=year, stdin=stdin
+        )
+        merged = (merge.merge_group([raw.pop(i) for i in group], report) for group in papers)
+        deque(keep(_extract(merged, extractors)), maxlen=0)
+        wanted = array("q", (i for i in wanted if i not in copies))
+    found.clear()
+    stats.records = len(wanted)
+    stats.titles_derived = sum(derived[i] for i in wanted)
+    chosen = keys.unique_keys([bases[i] for i in wanted], pinned)
+    return Spooled(stats, chosen, done, wanted)
+
+
+def _extract(records: Iterable[Record], extractors: Sequence[Stage]) -> Iterable[Record]:
+    for stage in extractors:
+        records = stage(records)
+    return records
+
+
+@contextlib.contextmanager
+def _replayable(stream: BinaryIO) -> Iterator[BinaryIO]:
+    """Standard input copied to a temp file, so that it can be read again from the start."""
+    with tempfile.TemporaryFile() as copy:
+        shutil.copyfileobj(stream, copy)
+        copy.seek(0)
+        yield copy
+
+
+def _read_again(
+    paths: Sequence[Path],
+    starts: Sequence[int],
+    total: int,
+    positions: set[int],
+    *,
+    fmt: str | None,
+    venue: str | None,
+    year: int | None,
+    stdin: BinaryIO | None,
+) -> dict[int, Record]:
+    """The records at these positions of the first reading, read again the same way (only
+    the files that hold them, saying nothing a first reading said)."""
+    found: dict[int, Record] = {}
+    ends = [*starts[1:], total]
+    for path, start, end in zip(paths, starts, ends, strict=True):
+        if not any(start <= position < end for position in positions):
+            continue
+        records = readers.read(path, fmt=fmt, venue=venue, year=year, stdin=stdin)
+        for position, record in enumerate(records, start):
+            if position in positions:
+                found[position] = bidi.strip(record)[0]
+    return found

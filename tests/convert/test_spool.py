@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from bib import pipeline
 from bib.pipeline import Spool
 from bib.record import Author, EntryType, Link, LinkRole, Record, Source, Tag, TagKind
 
@@ -74,3 +77,36 @@ def test_adding_after_reading_back_is_refused() -> None:
     with pytest.raises(RuntimeError):
         spool.add(Record(id="abs:2"))
     spool.close()
+
+
+ABSTRACT = "We propose FairJudge, an adaptive judge for LLM evaluation."
+
+
+def test_a_paper_on_standard_input_and_in_a_file_is_one_record(tmp_path) -> None:
+    listed = tmp_path / "a.txt"
+    listed.write_text(f"ICML 2026\n\n{ABSTRACT}\n", encoding="utf-8")
+    stdin = io.BytesIO(f"ICML 2026\n\nOther paper.\n\n{ABSTRACT}\n".encode())
+    messages: list[str] = []
+    result = pipeline.run(["-", listed], stdin=stdin, report=messages.append)
+    assert (result.stats.records, result.stats.merged) == (2, 1)
+    assert messages == [f"merged: <stdin>:5 = {listed}:3 ({result.records[0].id})"]
+
+
+def test_merged_copies_are_extracted_once_as_one_record(tmp_path) -> None:
+    (tmp_path / "a.txt").write_text(f"ICML 2026\n\n{ABSTRACT}\n", encoding="utf-8")
+    (tmp_path / "b.md").write_text(f"ICML 2026\n\n{ABSTRACT}\n\nOther.\n", encoding="utf-8")
+    result = pipeline.run([tmp_path / "a.txt", tmp_path / "b.md"])
+    assert [r.method for r in result.records] == ["FairJudge", ""]
+    assert result.stats.titles_derived == 2
+
+
+def test_an_extraction_stage_that_drops_records_is_refused(tmp_path) -> None:
+    (tmp_path / "a.txt").write_text(f"ICML 2026\n\n{ABSTRACT}\n\nOther.\n", encoding="utf-8")
+
+    def all_but_the_first(records):
+        for index, record in enumerate(records):
+            if index:
+                yield record
+
+    with pytest.raises(RuntimeError, match="fewer"):
+        pipeline.run([tmp_path / "a.txt"], extractors=[all_but_the_first])
