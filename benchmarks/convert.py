@@ -59,8 +59,15 @@ def paper_list(n: int, path: Path) -> None:
             out.write(" ".join(picked) + "\n\n")
 
 
-MODES = {"bibtex": (".bib",), "csl-json": (".json",), "both": (".bib", ".json")}
-"""End-to-end runs of `bib convert`, each in its own process: the outputs it writes."""
+MODES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "bibtex": ((".bib",), ()),
+    "csl-json": ((".json",), ()),
+    "both": ((".bib", ".json"), ()),
+    "methods": ((".bib",), ("--tags", "method")),
+}
+"""End-to-end runs of `bib convert`, each in its own process: the outputs it writes and
+further options (`methods`: keywords from method names alone, so no topic, dataset or model
+matching: what conversion costs without the tags it does not write)."""
 
 
 def child(mode: str, path: Path) -> dict[str, float]:
@@ -68,10 +75,11 @@ def child(mode: str, path: Path) -> dict[str, float]:
     extraction, keys, tags, writing through temp files), CPU-timed, with the peak RSS."""
     from bib.cli import main
 
-    outputs = [f"-o{path.with_name(path.stem + '-' + mode + suffix)}" for suffix in MODES[mode]]
+    suffixes, options = MODES[mode]
+    outputs = [f"-o{path.with_name(path.stem + '-' + mode + suffix)}" for suffix in suffixes]
     start = time.process_time()
     wall = time.perf_counter()
-    main.main(["convert", str(path), *outputs], standalone_mode=False)
+    main.main(["convert", str(path), *outputs, *options], standalone_mode=False)
     cpu = time.process_time() - start
     wall = time.perf_counter() - wall
     rss_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -180,7 +188,8 @@ def main() -> None:
             ends.append(f"{n:>8} " + " ".join(f"{n / times[s]:>9.0f}" for s in STAGES))
     print(f"(reference parsers timed on the first {SAMPLE} entries of our BibTeX output; "
           "x = our records/s divided by theirs; both = one run writing both files;\n"
-          " KiB/rec = growth of the peak per extra record since the previous N)")  # fmt: skip
+          " methods = .bib with `--tags method`; "
+          "KiB/rec = growth of the peak per extra record since the previous N)")  # fmt: skip
     print()
     print("Per stage (records/s of CPU time, each stage over all records in turn):")
     print(f"{'N':>8} " + " ".join(f"{s:>9}" for s in STAGES))
