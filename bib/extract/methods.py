@@ -233,7 +233,7 @@ def _from_run(body: str, offset: int) -> _Candidate | None:
     name = " ".join(run)
     fits = (len(run) == 1 and len(name) > 1) or all(w[0].isupper() for w in run[1:])
     if fits and _CONNECTOR.match(body, len(name)):
-        return _Candidate(name, offset, offset + len(name), after=body[len(name) :])
+        return _Candidate(name, offset, offset + len(name), "", "", body[len(name) :])
     return None
 
 
@@ -271,13 +271,15 @@ def find_method(abstract: str) -> Method | None:
     return _best(plain(abstract))
 
 
-def _candidates(text: str, triggers: list[re.Match[str]]) -> Iterator[_Candidate]:
+def _candidates(text: str, triggers: list[re.Match[str]]) -> list[_Candidate]:
+    found = []
     for trigger in triggers:
-        end = _SENTENCE_END.search(text, trigger.end())
-        obj = text[trigger.end() : end.start() if end else len(text)]
-        found = _from_object(obj, trigger.end())
-        if found is not None:
-            yield found
+        start = trigger.end()
+        end = _SENTENCE_END.search(text, start)
+        candidate = _from_object(text[start : end.start() if end else len(text)], start)
+        if candidate is not None:
+            found.append(candidate)
+    return found
 
 
 def _best(doc: Plain) -> Method | None:
@@ -285,7 +287,7 @@ def _best(doc: Plain) -> Method | None:
     triggers = anchored(_TRIGGER, text, TRIGGER_ANCHORS)
     if not triggers:
         return None
-    candidates = list(_candidates(text, triggers))
+    candidates = _candidates(text, triggers)
     if not candidates:
         result = _RESULT.search(text)
         if result and result.group(1) not in text[: result.start()]:
@@ -295,12 +297,10 @@ def _best(doc: Plain) -> Method | None:
         return None
     best = candidates[0]
     if len(candidates) > 1:
-        best = max(candidates, key=lambda c: (_count(text, c.name), -c.start))
+        counts = {c.name: _count(text, c.name) for c in candidates}
+        best = max(candidates, key=lambda c: (counts[c.name], -c.start))
     return Method(
-        name=best.name,
-        long_form=best.long_form,
-        description=best.description,
-        evidence=doc.source_span(best.start, best.end),
+        best.name, best.long_form, best.description, doc.source_span(best.start, best.end)
     )
 
 

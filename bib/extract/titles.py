@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 from bib.evolve import evolve
-from bib.extract.markup import anchored, plain
+from bib.extract.markup import anchor_starts, plain
 from bib.extract.methods import Method, find_method
 from bib.record import Record, TagKind
 
@@ -120,9 +120,9 @@ def _named(name: str, subtitle: str) -> str:
 def from_claim(abstract: str) -> str:
     """A short title from the abstract's main claim; the first sentence when it states none."""
     text = plain(abstract).text
+    starts = anchor_starts(text, ("we ", "this paper", "this work"))
     for pattern in (_CLAIM, _FINDING):
-        matches = anchored(pattern, text, ("we ", "this paper", "this work"))
-        match = matches[0] if matches else None
+        match = next(filter(None, (pattern.match(text, start) for start in starts)), None)
         if match:
             phrase = _clause(match.group("object"))
             if len(phrase.split()) < 4:  # `a framework that ...`: the clause carries the meaning
