@@ -56,8 +56,8 @@ _SENTENCE = re.compile(r"[^.!?]+[.!?]?")
 
 def _case(part: str, minor: bool) -> str:
     """One word or hyphen part: acronyms and coined names as written, minor words lower."""
-    if minor and part in _MINOR:  # the common case, decided without the tests below
-        return part
+    if part.isascii() and part.isalpha() and part.islower():  # the common case, in short
+        return part if minor and part in _MINOR else part.capitalize()
     rest = part[1:]
     if rest != rest.lower() or (not part.isalpha() and _DIGIT.search(part)):
         return part
