@@ -59,14 +59,13 @@ def _words(text: str) -> bytes:
 
 @cache
 def _folded(char: str) -> str:
-    """A character case folded, with the non-ASCII characters that are not letters or
-    digits as spaces (`_WORD_BYTES` folds ASCII).
+    """A character case folded, with what is not a letter or digit as spaces.
 
     Folding the few distinct characters an abstract has outside ASCII costs a fifth of
     `str.casefold` on the whole text, and gives the same text: case folding looks at
     one character at a time, and folding a folded character changes nothing.
     """
-    return "".join(c if c <= "\x7f" or c.isalnum() else " " for c in char.casefold())
+    return "".join(c if c.isalnum() else " " for c in char.casefold())
 
 
 def normalize_doi(doi: str) -> str:
