@@ -12,10 +12,10 @@ import re
 import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import replace
 from itertools import count, product
 from string import ascii_lowercase
 
+from bib.evolve import evolve
 from bib.record import Record
 
 SAFE_SOURCE_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_:-]*[A-Za-z0-9]|[A-Za-z]")
@@ -80,7 +80,9 @@ def assign(records: Iterable[Record], pinned: Mapping[str, str] | None = None) -
     """
     records = list(records)
     chosen = unique_keys([(r.id, base_key(r)) for r in records], pinned)
-    return [replace(r, key=key) for r, key in zip(records, chosen, strict=True)]
+    return [
+        r if r.key == key else evolve(r, key=key) for r, key in zip(records, chosen, strict=True)
+    ]
 
 
 def unique_keys(bases: list[tuple[str, str]], pinned: Mapping[str, str] | None = None) -> list[str]:
@@ -95,7 +97,9 @@ def unique_keys(bases: list[tuple[str, str]], pinned: Mapping[str, str] | None =
             groups[base if folded == base else folded].append(index)  # one string, not two
     keys: list[str] = [""] * len(bases)
     for folded in sorted(groups):
-        members = sorted(groups[folded], key=lambda i: bases[i][0])
+        members = groups[folded]
+        if len(members) > 1:
+            members.sort(key=lambda i: bases[i][0])
         base = bases[members[0]][1]
         if len(members) == 1 and folded not in taken:
             keys[members[0]] = base

@@ -87,12 +87,13 @@ def groups(identity_lists: Iterable[list[str]]) -> list[list[int]]:
         return i
 
     for position, keys in enumerate(identity_lists):
-        hits = sorted({find(index[k]) for k in keys if k in index})
+        hits = [find(index[k]) for k in keys if k in index]
         if not hits:
             slot = len(found)
             found.append([position])
             parent.append(slot)
         else:
+            hits = sorted(set(hits))
             slot = hits[0]
             found[slot].append(position)
             for other in hits[1:]:
@@ -106,6 +107,8 @@ def groups(identity_lists: Iterable[list[str]]) -> list[list[int]]:
 
 def merge_group(group: list[Record], report: Report | None = None) -> Record:
     """One record from the records of one paper (reporting each merge)."""
+    if len(group) == 1:  # most papers are read once
+        return group[0]
     group = sorted(group, key=_order)
     lead = group[0]
     for other in group[1:]:

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from typing import NamedTuple
 
+from bib.evolve import evolve
 from bib.extract.markup import Plain, anchored, plain
 from bib.record import Record, Span, Tag, TagKind
 
@@ -73,13 +75,26 @@ class Method:
     evidence: Span = (0, 0)
 
 
-@dataclass(frozen=True, slots=True)
-class _Candidate:
+class _Candidate(NamedTuple):
+    """A name one trigger introduces (a tuple: an abstract yields a few of them).
+
+    A bare name's description is read from the words `after` it only once the name wins:
+    reading it costs more than finding the name.
+    """
+
     name: str
-    long_form: str
-    description: str
     start: int
     end: int
+    long_form: str = ""
+    described: str = ""
+    after: str = ""
+
+    @property
+    def description(self) -> str:
+        if self.described or not self.after:
+            return self.described
+        series = _SERIES.match(self.after)
+        return _description(self.after[series.end() :] if series else self.after)
 
 
 def _is_name_like(token: str) -> bool:
@@ -176,9 +191,8 @@ def _from_object(obj: str, base: int) -> _Candidate | None:
     article = _ARTICLE.match(obj)
     body = obj[article.end() :] if article else obj
     offset = base + (article.end() if article else 0)
-    comma = _COMMA.search(body)
     paren = body.find("(")
-    if paren > 0 and (comma is None or paren < comma.start()):
+    if paren > 0 and _COMMA.search(body, 0, paren) is None:
         head = body[:paren].strip()
         close = body.find(")", paren)
         inner = body[paren + 1 : close].strip() if close > 0 else ""
@@ -186,35 +200,40 @@ def _from_object(obj: str, base: int) -> _Candidate | None:
         if found is not None and len(head.split()) <= _MAX_HEAD_WORDS:
             name, long = found
             position = body.find(name)
-            return _Candidate(name, long, "", offset + position, offset + position + len(name))
+            return _Candidate(name, offset + position, offset + position + len(name), long)
     if article is None:
-        run = []
-        pos = 0
-        while len(run) < 4:
-            token = _CAP_TOKEN.match(body, pos)
-            if token is None:
-                break
-            run.append(token.group(0))
-            pos = token.end()
-            if not body.startswith(" ", pos) or not _CAP_TOKEN.match(body, pos + 1):
-                break
-            pos += 1
-        name = " ".join(run)
-        fits = (len(run) == 1 and len(name) > 1) or all(w[0].isupper() for w in run[1:])
-        if run and fits and _CONNECTOR.match(body, len(name)):
-            after = _SERIES.sub("", body[len(name) :])
-            return _Candidate(name, "", _description(after), offset, offset + len(name))
-        return None
+        return _from_run(body, offset)
     named = _NAMED_AFTER.match(body)
     if named and named.group(2)[0].isupper():
         name = named.group(2)
         return _Candidate(
             name,
-            "",
-            (article.group(0) if article else "") + named.group(1).strip(),
             offset + named.start(2),
             offset + named.end(2),
+            described=article.group(0) + named.group(1).strip(),
         )
+    return None
+
+
+def _from_run(body: str, offset: int) -> _Candidate | None:
+    """A name of up to four capitalised tokens at the start of `body`, ended by a connector.
+
+    Its description waits in `after` until the name wins (see `_Candidate.description`).
+    """
+    run: list[str] = []
+    token = _CAP_TOKEN.match(body)
+    while token is not None:
+        run.append(token.group(0))
+        end = token.end()
+        if len(run) == 4 or not body.startswith(" ", end):
+            break
+        token = _CAP_TOKEN.match(body, end + 1)
+    if not run:
+        return None
+    name = " ".join(run)
+    fits = (len(run) == 1 and len(name) > 1) or all(w[0].isupper() for w in run[1:])
+    if fits and _CONNECTOR.match(body, len(name)):
+        return _Candidate(name, offset, offset + len(name), "", "", body[len(name) :])
     return None
 
 
@@ -252,33 +271,36 @@ def find_method(abstract: str) -> Method | None:
     return _best(plain(abstract))
 
 
-def _candidates(doc: Plain) -> Iterator[_Candidate]:
-    text = doc.text
-    for trigger in anchored(_TRIGGER, text, TRIGGER_ANCHORS):
-        end = _SENTENCE_END.search(text, trigger.end())
-        obj = text[trigger.end() : end.start() if end else len(text)]
-        found = _from_object(obj, trigger.end())
-        if found is not None:
-            yield found
+def _candidates(text: str, triggers: list[re.Match[str]]) -> list[_Candidate]:
+    found = []
+    for trigger in triggers:
+        start = trigger.end()
+        end = _SENTENCE_END.search(text, start)
+        candidate = _from_object(text[start : end.start() if end else len(text)], start)
+        if candidate is not None:
+            found.append(candidate)
+    return found
 
 
 def _best(doc: Plain) -> Method | None:
-    candidates = list(_candidates(doc))
-    if not candidates and anchored(_TRIGGER, doc.text, TRIGGER_ANCHORS):
-        result = _RESULT.search(doc.text)
-        if result and result.group(1) not in doc.text[: result.start()]:
+    text = doc.text
+    triggers = anchored(_TRIGGER, text, TRIGGER_ANCHORS)
+    if not triggers:
+        return None
+    candidates = _candidates(text, triggers)
+    if not candidates:
+        result = _RESULT.search(text)
+        if result and result.group(1) not in text[: result.start()]:
             name = result.group(1)
-            candidates = [_Candidate(name, "", "", result.start(1), result.end(1))]
+            candidates = [_Candidate(name, result.start(1), result.end(1))]
     if not candidates:
         return None
     best = candidates[0]
     if len(candidates) > 1:
-        best = max(candidates, key=lambda c: (_count(doc.text, c.name), -c.start))
+        counts = {c.name: _count(text, c.name) for c in candidates}
+        best = max(candidates, key=lambda c: (counts[c.name], -c.start))
     return Method(
-        name=best.name,
-        long_form=best.long_form,
-        description=best.description,
-        evidence=doc.source_span(best.start, best.end),
+        best.name, best.long_form, best.description, doc.source_span(best.start, best.end)
     )
 
 
@@ -298,4 +320,4 @@ def tag_methods(records: Iterable[Record]) -> Iterator[Record]:
             method.long_form or method.description,
             (method.evidence,),
         )
-        yield replace(record, method=method.name, tags=(*record.tags, tag))
+        yield evolve(record, method=method.name, tags=(*record.tags, tag))

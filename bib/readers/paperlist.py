@@ -31,6 +31,9 @@ _HEADING = re.compile(r"^#{2,6}\s+(.*)$")
 _FIELD = re.compile(r"^(title|authors?|url|link)\s*[:\uff1a]\s*(.*)$", re.IGNORECASE)
 _NUMBER = re.compile(r"^(?:\[\d{1,5}\]|\d{1,5}[.)])(?:\s+|$)")
 _HEADER_MAX = 100
+_FIELD_FIRST = "tTaAuUlL"
+"""What `_FIELD` can start with (as `_NUMBER` starts with `[` or a digit): a line that
+starts otherwise, as most abstracts do, is not tried against them."""
 _MARKER_BYTES = re.compile(
     rb"\s*(?:(?:\[\d{1,5}\]|\d{1,5}[.)])\s+)?(?:#{2,6}\s|title\s*(?::|\xef\xbc\x9a))",
     re.IGNORECASE,
@@ -110,10 +113,11 @@ def _paragraphs(lines: Iterable[str]) -> Iterator[tuple[int, list[str]]]:
     block: list[str] = []
     start = 0
     for number, line in enumerate(lines, 1):
-        if line.strip():
+        line = line.strip()
+        if line:
             if not block:
                 start = number
-            block.append(line.strip())
+            block.append(line)
         elif block:
             yield start, block
             block = []
@@ -155,13 +159,17 @@ def _entries(blocks: Iterable[tuple[int, list[str]]], uses_markers: bool) -> Ite
         if current is None:
             current = _Entry(line=start)
         for index, raw in enumerate(block):
-            line = _NUMBER.sub("", raw) if index == 0 and not current.text else raw
-            heading = _HEADING.match(line)
-            if heading and not current.title and not current.text:
+            if current.text:  # the abstract has begun: the rest of the block is abstract
+                current.text.append(raw)
+                continue
+            numbered = index == 0 and (raw[0] == "[" or raw[0].isdecimal())  # `\d` is isdecimal()
+            line = _NUMBER.sub("", raw) if numbered else raw
+            heading = _HEADING.match(line) if line.startswith("##") else None
+            if heading and not current.title:
                 current.title = _NUMBER.sub("", heading.group(1).strip())
                 continue
-            found = _FIELD.match(line)
-            if found and not current.text:
+            found = _FIELD.match(line) if line[:1] in _FIELD_FIRST else None
+            if found:
                 name, value = found.group(1).lower(), found.group(2).strip()
                 if name == "title":
                     current.title = _NUMBER.sub("", value)
