@@ -15,8 +15,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from itertools import count, product
 from string import ascii_lowercase
 
-from bib.evolve import evolve
-from bib.record import Record
+from bib.record import Record, evolve
 
 SAFE_SOURCE_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_:-]*[A-Za-z0-9]|[A-Za-z]")
 """Keys that BibTeX, biber and pandoc all read without quoting: kept as given."""

@@ -15,9 +15,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from bib.evolve import evolve
 from bib.extract.markup import Plain, anchored, plain
-from bib.record import Record, Span, Tag, TagKind
+from bib.record import Record, Span, Tag, TagKind, evolve
 
 _ADVERB = r"(?:\s+(?:\w+ly|also|further|thus|then|therefore|hence|now|here|first|finally|next))*"
 _TRIGGER = re.compile(

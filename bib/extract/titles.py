@@ -11,10 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from bib.evolve import evolve
 from bib.extract.markup import anchor_starts, plain
 from bib.extract.methods import Method, find_method
-from bib.record import Record, TagKind
+from bib.record import Record, TagKind, evolve
 
 MAX_WORDS = 12
 _MINOR = frozenset(

@@ -12,8 +12,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from bib.evolve import evolve
-from bib.record import Link, LinkRole, Record, Span, Tag, TagKind
+from bib.record import Link, LinkRole, Record, Span, Tag, TagKind, evolve
 
 _URL = re.compile(
     r"\\(?:url|href)\s*\{(?P<tex>[^{}\s]+)\}"

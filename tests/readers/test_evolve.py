@@ -6,8 +6,7 @@ import dataclasses
 
 import pytest
 
-from bib.evolve import evolve
-from bib.record import Author, EntryType, Link, LinkRole, Record, Source, Tag, TagKind
+from bib.record import Author, EntryType, Link, LinkRole, Record, Source, Tag, TagKind, evolve
 
 FULL = Record(
     id="abs:0123456789abcdef",
@@ -81,3 +80,8 @@ def test_evolve_leaves_the_original_alone():
 def test_evolved_record_stays_frozen():
     with pytest.raises(dataclasses.FrozenInstanceError):
         evolve(FULL, key="k").key = "other"  # type: ignore[misc]
+
+
+def test_evolve_refuses_a_name_that_is_no_field():
+    with pytest.raises(TypeError, match="no field 'titel'"):
+        evolve(FULL, titel="x")
