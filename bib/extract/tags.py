@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
+from typing import NamedTuple
 
 from bib.extract.entities import finditer_at, match_entities
 from bib.extract.topics import match_topics
@@ -23,69 +24,133 @@ EXTRACTED_KINDS = frozenset(TagKind)
 """Kinds this stage owns: earlier tags of these kinds are replaced, not duplicated."""
 
 _WE = re.compile(r"\bwe\b", re.IGNORECASE)
+_WE_WORDS = re.compile(r"we(?=\s+(\w+)(?:\s+(\w+))?)")
+"""A `we` and the two words after it (in the lowered text): every cue after `we` has its
+verb there. (A lookahead, so that a `we` among them is found too.)"""
 _EVALUATES = re.compile(r"bench|evaluat|test ?bed|leaderboard", re.IGNORECASE)
 """A benchmark contribution is about evaluation when its cue says so: a dataset built to
 train the proposed method is not."""
 _VERB = r"we\s+(?:\w+ly\s+|also\s+|further\s+|then\s+|first\s+)?"
+_NAMING = r"(?:introduce|present)\s+(?-i:[A-Z][a-z]+[A-Z][\w-]*|[A-Z][A-Z0-9]+[a-z]*[\w-]*)\b"
+"""`we introduce FooNet`: the one cue that reads the text's case."""
+OBJECT_REACH = 100
+"""Characters after a verb within which a cue's object word (`dataset`, `system`) must start
+and end: its regex allows 80 characters before the object, and no object is longer than 17."""
 
 
-def _cue(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.IGNORECASE)
+class _Cue(NamedTuple):
+    """A contribution kind and the cue phrases that claim it.
+
+    Each cue is a case-insensitive regex, compiled twice: as written, for any text, and
+    case-sensitive, for the lowered text of an abstract that lower-casing changes in no
+    offset and no match (faster; see `contribution_tags`).
+    """
+
+    value: str
+    label: str
+    after_we: re.Pattern[str]
+    """Matched where a `we` starts."""
+    after_we_lowered: re.Pattern[str]
+    verbs: frozenset[str]
+    """The verbs `after_we` can match: the first or second word after `we` is one of them."""
+    cased: re.Pattern[str] | None
+    """The part of `after_we` that reads the text's case (`we introduce FooNet`), tried
+    after `after_we_lowered` finds nothing: it comes last in `after_we`."""
+    objects: tuple[str, ...]
+    """Words (lower case) one of which every match of `after_we` has within OBJECT_REACH
+    characters after its verb (empty: no such word)."""
+    anywhere: re.Pattern[str] | None
+    """Searched anywhere."""
+    anywhere_lowered: re.Pattern[str] | None
+    needed: tuple[str, ...]
+    """Words (lower case) without one of which `anywhere` is not tried."""
+    first_words: tuple[str, ...]
+    """Words (lower case) one of which every match of `anywhere` starts with."""
 
 
-_CONTRIBUTIONS: tuple[
-    tuple[str, str, re.Pattern[str], re.Pattern[str] | None, tuple[str, ...], tuple[str, ...]], ...
-] = (
-    (
+def _cue(
+    value: str,
+    label: str,
+    after_we: str,
+    verbs: str,
+    objects: tuple[str, ...] = (),
+    anywhere: str | None = None,
+    needed: tuple[str, ...] = (),
+    first_words: tuple[str, ...] = (),
+    *,
+    cased: str | None = None,
+) -> _Cue:
+    return _Cue(
+        value,
+        label,
+        re.compile(after_we, re.IGNORECASE),
+        re.compile(after_we),
+        frozenset(verbs.split()),
+        None if cased is None else re.compile(cased, re.IGNORECASE),
+        objects,
+        None if anywhere is None else re.compile(anywhere, re.IGNORECASE),
+        None if anywhere is None else re.compile(anywhere),
+        needed,
+        first_words,
+    )
+
+
+_CUES: tuple[_Cue, ...] = (
+    _cue(
         "benchmark",
         "new benchmark or dataset",
-        _cue(
-            _VERB + r"(?:introduce|present|propose|construct|build|release|curate|create|collect)"
-            r"\b[^.;]{0,80}?(?:\b(?:benchmarks?|datasets?|corpus|corpora|test ?beds?|"
-            r"evaluation suite)|[\w-]bench)\b"
-        ),
-        _cue(r"\brelease\s+of\s+our\b[^.;]{0,40}\bdatasets?\b"),
+        _VERB + r"(?:introduce|present|propose|construct|build|release|curate|create|collect)"
+        r"\b[^.;]{0,80}?(?:\b(?:benchmarks?|datasets?|corpus|corpora|test ?beds?|"
+        r"evaluation suite)|[\w-]bench)\b",
+        "introduce present propose construct build release curate create collect",
+        ("bench", "dataset", "corpus", "corpora", "test", "evaluation suite"),
+        r"\brelease\s+of\s+our\b[^.;]{0,40}\bdatasets?\b",
         ("release of our",),
         ("release",),
     ),
-    (
+    _cue(
         "system",
         "system or infrastructure",
-        _cue(
-            _VERB + r"(?:introduce|present|build|develop|release|design)\b[^.;]{0,80}?"
-            r"\b(?:system|pipeline|infrastructure|library|toolkit|engine|platform|simulator)s?\b"
+        _VERB + r"(?:introduce|present|build|develop|release|design)\b[^.;]{0,80}?"
+        r"\b(?:system|pipeline|infrastructure|library|toolkit|engine|platform|simulator)s?\b",
+        "introduce present build develop release design",
+        (
+            "system",
+            "pipeline",
+            "infrastructure",
+            "library",
+            "toolkit",
+            "engine",
+            "platform",
+            "simulator",
         ),
-        None,
-        (),
-        (),
     ),
-    (
+    _cue(
         "method",
         "new method",
-        _cue(
-            _VERB + r"(?:(?:propose|introduce|present|develop|design|derive)\b[^.;]{0,100}?"
-            r"\b(?:method|framework|approach|algorithm|technique|architecture|strategy|mechanism|"
-            r"objective|paradigm|model|operator|detector|metric|layer|loss|procedure|scheme|"
-            r"rule|policy|estimator|sampler|attack|defen[cs]e|formulation|module|network)s?\b"
-            r"|propose\b(?![^.;]{0,80}\b(?:benchmarks?|datasets?|corpus|corpora)\b)"
-            r"|(?:introduce|present)\s+(?-i:[A-Z][a-z]+[A-Z][\w-]*|[A-Z][A-Z0-9]+[a-z]*[\w-]*)\b)"
-        ),
-        _cue(r"\b(?:this|our)\s+(?:paper|work)\s+(?:proposes|introduces|presents)\b"),
+        _VERB + r"(?:(?:propose|introduce|present|develop|design|derive)\b[^.;]{0,100}?"
+        r"\b(?:method|framework|approach|algorithm|technique|architecture|strategy|mechanism|"
+        r"objective|paradigm|model|operator|detector|metric|layer|loss|procedure|scheme|"
+        r"rule|policy|estimator|sampler|attack|defen[cs]e|formulation|module|network)s?\b"
+        r"|propose\b(?![^.;]{0,80}\b(?:benchmarks?|datasets?|corpus|corpora)\b)"
+        r"|" + _NAMING + ")",
+        "propose introduce present develop design derive",
+        (),
+        r"\b(?:this|our)\s+(?:paper|work)\s+(?:proposes|introduces|presents)\b",
         ("this paper", "this work", "our paper", "our work"),
         ("this", "our"),
+        cased=_VERB + _NAMING,
     ),
-    (
+    _cue(
         "theory",
         "theory",
-        _cue(
-            _VERB + r"(?:prove|derive|establish)\b(?!\s+(?:a|an)\s+(?:new|novel))"
-            r"|we\s+(?:\w+\s+)?show\s+theoretically\b"
-        ),
-        _cue(
-            r"\btheoretical(?:ly)?\s+(?:analysis|account|framework|characteri[sz]ation|"
-            r"justification|foundation|guarantees?|results?|derive)\b"
-            r"|\b(?:generali[sz]ation|regret|error)\s+bounds?\b|\bprovabl[ey]\b|\btheorems?\b"
-        ),
+        _VERB + r"(?:prove|derive|establish)\b(?!\s+(?:a|an)\s+(?:new|novel))"
+        r"|we\s+(?:\w+\s+)?show\s+theoretically\b",
+        "prove derive establish show",
+        (),
+        r"\btheoretical(?:ly)?\s+(?:analysis|account|framework|characteri[sz]ation|"
+        r"justification|foundation|guarantees?|results?|derive)\b"
+        r"|\b(?:generali[sz]ation|regret|error)\s+bounds?\b|\bprovabl[ey]\b|\btheorems?\b",
         ("theoretical", "bound", "provabl", "theorem"),
         (
             "theoretical",
@@ -97,22 +162,25 @@ _CONTRIBUTIONS: tuple[
             "theorem",
         ),
     ),
-    (
+    _cue(
         "analysis",
         "analysis or empirical study",
-        _cue(_VERB + r"(?:study|analy[sz]e|investigate|examine|compare)\b"),
-        _cue(
-            r"\b(?:empirical|systematic|comprehensive)\s+(?:study|analysis|investigation|"
-            r"comparison)\b|\bour\s+(?:analysis|study|findings|experiments)\s+"
-            r"(?:reveal|show|suggest|yield)s?\b"
-        ),
+        _VERB + r"(?:study|analy[sz]e|investigate|examine|compare)\b",
+        "study analyze analyse investigate examine compare",
+        (),
+        r"\b(?:empirical|systematic|comprehensive)\s+(?:study|analysis|investigation|"
+        r"comparison)\b|\bour\s+(?:analysis|study|findings|experiments)\s+"
+        r"(?:reveal|show|suggest|yield)s?\b",
         ("empirical", "systematic", "comprehensive", "our "),
         ("empirical", "systematic", "comprehensive", "our"),
     ),
 )
-"""(value, label, cue matched where a `we` starts, cue searched anywhere, words without one of
-which (lower case) the anywhere-cue is not tried, and the words (lower case) one of which every
-match of the anywhere-cue starts with: it is tried only where they start a word)."""
+_BY_VERB: dict[str, tuple[int, ...]] = {
+    verb: tuple(i for i, cue in enumerate(_CUES) if verb in cue.verbs)
+    for cue in _CUES
+    for verb in cue.verbs
+}
+"""Verb -> the cues (indices into _CUES) whose `after_we` it can start."""
 
 _ODD_CASE = re.compile("[\u0130\u0131\u017f]")
 """The only characters that `re.IGNORECASE` matches to an ASCII letter but `str.lower` does not
@@ -174,19 +242,43 @@ def _outermost(spans: Iterable[Span]) -> list[Span]:
 
 
 def contribution_tags(text: str) -> list[Tag]:
-    """What kind of contribution the abstract claims, from cue phrases."""
-    tags = []
+    """What kind of contribution the abstract claims, from cue phrases.
+
+    Where lower-casing keeps every offset and every match, the cues run on the lowered text,
+    and a cue after `we` only where its verb (and object) is: trying every cue at every
+    `we` cost more than the rest of the tagging.
+    """
     lowered = text.lower()
-    if len(lowered) != len(text) or _ODD_CASE.search(text):
+    if not text.isascii() and (len(lowered) != len(text) or _ODD_CASE.search(text)):
         return _contribution_tags_scanned(text)
-    starts = list(_words_at(text, lowered, ("we",)))
-    for value, label, after_we, anywhere, needed, first_words in _CONTRIBUTIONS:
-        spans = [m.span() for at in starts if (m := after_we.match(text, at))]
-        if anywhere is not None and any(word in lowered for word in needed):
-            at = sorted(_words_at(text, lowered, first_words))
-            spans += [m.span() for m in finditer_at(anywhere, text, at)]
+    found: list[list[Span]] = [[] for _ in _CUES]
+    for words in _WE_WORDS.finditer(lowered):
+        at = words.start()
+        if at and (text[at - 1].isalnum() or text[at - 1] == "_"):
+            continue
+        first, second = words.group(1, 2)
+        kinds = _BY_VERB.get(first, ())
+        if second in _BY_VERB:
+            kinds = sorted({*kinds, *_BY_VERB[second]})
+        for kind in kinds:
+            cue = _CUES[kind]
+            if cue.objects:
+                after = words.end(2 if second else 1)
+                window = lowered[words.end(1) : after + OBJECT_REACH]
+                if not any(map(window.__contains__, cue.objects)):
+                    continue
+            m = cue.after_we_lowered.match(lowered, at)
+            if m is None and cue.cased is not None:
+                m = cue.cased.match(text, at)
+            if m is not None:
+                found[kind].append(m.span())
+    tags = []
+    for cue, spans in zip(_CUES, found, strict=True):
+        if cue.anywhere is not None and any(map(lowered.__contains__, cue.needed)):
+            at = sorted(_words_at(text, lowered, cue.first_words))
+            spans += [m.span() for m in finditer_at(cue.anywhere_lowered, lowered, at)]
         if spans:
-            tags.append(Tag(TagKind.CONTRIBUTION, value, label, tuple(sorted(spans))))
+            tags.append(Tag(TagKind.CONTRIBUTION, cue.value, cue.label, tuple(sorted(spans))))
     return tags
 
 
@@ -201,16 +293,16 @@ def _words_at(text: str, lowered: str, words: Iterable[str]) -> Iterator[int]:
 
 
 def _contribution_tags_scanned(text: str) -> list[Tag]:
-    """`contribution_tags` with every regex scanning the whole text."""
+    """`contribution_tags` with every regex scanning the whole text, case-insensitively."""
     tags = []
     starts = [m.start() for m in _WE.finditer(text)]
     lowered = text.lower()
-    for value, label, after_we, anywhere, needed, _ in _CONTRIBUTIONS:
-        spans = [m.span() for at in starts if (m := after_we.match(text, at))]
-        if anywhere is not None and any(word in lowered for word in needed):
-            spans += [m.span() for m in anywhere.finditer(text)]
+    for cue in _CUES:
+        spans = [m.span() for at in starts if (m := cue.after_we.match(text, at))]
+        if cue.anywhere is not None and any(word in lowered for word in cue.needed):
+            spans += [m.span() for m in cue.anywhere.finditer(text)]
         if spans:
-            tags.append(Tag(TagKind.CONTRIBUTION, value, label, tuple(sorted(spans))))
+            tags.append(Tag(TagKind.CONTRIBUTION, cue.value, cue.label, tuple(sorted(spans))))
     return tags
 
 
