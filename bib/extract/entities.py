@@ -70,6 +70,11 @@ _CUE_AFTER_LIST = re.compile(
     r"(?:\s+[a-z][a-z-]+)?\s+(?:benchmarks?|datasets?|corpus)\b"
 )
 _CUE_AFTER_LIST_AT_END = re.compile(_CUE_AFTER_LIST.pattern + r"\Z")
+_LAST_OUTSIDE_LIST = re.compile(r".*\s((?![A-Z,]|[a-z]+[A-Z]|(?:and|or)\s)\S)\S*\s+\S", re.DOTALL)
+"""The last word before the word before a cue that no `_CUE_AFTER_LIST` match can hold: in
+one, a word follows whitespace only if it starts a name (`GSM8K`, `iPhone`), is `and`/`or`,
+or is the lower-case word just before the cue (`math benchmarks`). Searching for a list
+from there finds what searching the whole reach finds, far faster."""
 _CUE_WORD = re.compile(r"\b(?:benchmarks?|datasets?|corpus)\b")
 _MNAME_RE = re.compile(_MNAME)
 _LIST_AFTER_CUE = re.compile(
@@ -116,7 +121,20 @@ def name_variants(name: str) -> set[str]:
 @dataclass(frozen=True)
 class CompiledEntities:
     automaton: object
+    """Over `_word_view(text)`; values are `(length, {name as written: (kind, entity)})`."""
     families: re.Pattern[str]
+
+
+_WORD_VIEW = bytes(c if chr(c).isalnum() else 32 for c in range(256))
+
+
+def _word_view(text: str) -> str:
+    """`text` with every character other than an ASCII letter or digit as a space, after
+    one more space. A name's key (a space, then the name so viewed) then matches only where
+    a word may start, and the automaton spends most of the text at its root: one pass costs
+    a third of a pass over the text itself. Offsets shift by one; a hit is checked against
+    the text (name as written, and where a non-ASCII letter viewed as a space precedes it)."""
+    return " " + text.encode("ascii", "replace").translate(_WORD_VIEW).decode()
 
 
 def compiled_entities(vocabulary: Vocabulary) -> CompiledEntities:
@@ -130,12 +148,18 @@ def compiled_entities(vocabulary: Vocabulary) -> CompiledEntities:
 
 
 def _compile(datasets: tuple[Entity, ...], models: tuple[Entity, ...]) -> CompiledEntities:
-    automaton = ahocorasick.Automaton()
+    written: dict[str, tuple[str, Entity]] = {}
     for kind, entities in (("dataset", datasets), ("model", models)):
         for entity in entities:
             for name in entity.names:
                 for variant in name_variants(name):
-                    automaton.add_word(variant, (len(variant), kind, entity))
+                    written[variant] = (kind, entity)
+    keys: dict[str, dict[str, tuple[str, Entity]]] = {}
+    for variant, value in written.items():
+        keys.setdefault(_word_view(variant), {})[variant] = value
+    automaton = ahocorasick.Automaton()
+    for key, forms in keys.items():
+        automaton.add_word(key, (len(key) - 1, forms))
     automaton.make_automaton()
     names = sorted({n for e in models for n in e.names}, key=len, reverse=True)
     families = re.compile(
@@ -238,11 +262,16 @@ def _curated_hits(
     text: str, compiled: CompiledEntities
 ) -> tuple[list[tuple[int, int, str, Entity]], dict[int, Entity]]:
     """Whole-word curated names (leftmost, longest), and where a model name starts a longer
-    word with a version (`Qwen4-8B`), for the family pattern to try."""
+    word with a version (`Qwen4-8B`), for the family pattern to try. Both start a word."""
     hits = []
     versioned: dict[int, Entity] = {}
-    for end, (length, kind, entity) in compiled.automaton.iter(text):
-        start = end - length + 1
+    for end, (length, forms) in compiled.automaton.iter(_word_view(text)):
+        start = end - length
+        found = forms.get(text[start:end])
+        if found is None:
+            continue
+        kind, entity = found
+        end -= 1
         if _bounded(text, start, end + 1):
             hits.append((start, end + 1, kind, entity))
         elif kind == "model" and text[end + 1 : end + 2].isdigit():
@@ -362,7 +391,11 @@ def _pattern_datasets(text: str) -> list[Span]:
     cues = sorted(_find_all(text, ("benchmark", "dataset", "corpus")))
     matches = list(finditer_at(_LIST_AFTER_CUE, text, cues)) if benchmark_or_dataset else []
     for cue in finditer_at(_CUE_WORD, text, cues):
-        m = _CUE_AFTER_LIST_AT_END.search(text, max(0, cue.start() - 160), cue.end())
+        reach = max(0, cue.start() - 160)
+        outside = _LAST_OUTSIDE_LIST.match(text, reach, cue.start())
+        if outside is not None:
+            reach = outside.start(1) + 1
+        m = _CUE_AFTER_LIST_AT_END.search(text, reach, cue.end())
         if m and _list_ok(text, m.start(1), list(_MNAME_RE.finditer(m.group(1)))):
             matches.append(m)
     for m in matches:
