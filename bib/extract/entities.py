@@ -121,14 +121,14 @@ def name_variants(name: str) -> set[str]:
 @dataclass(frozen=True)
 class CompiledEntities:
     automaton: object
-    """Over `_word_view(text)`; values are `(length, {name as written: (kind, entity)})`."""
+    """Over `word_view(text)`; values are `(length, {name as written: (kind, entity)})`."""
     families: re.Pattern[str]
 
 
 _WORD_VIEW = bytes(c if chr(c).isalnum() else 32 for c in range(256))
 
 
-def _word_view(text: str) -> str:
+def word_view(text: str) -> str:
     """`text` with every character other than an ASCII letter or digit as a space, after
     one more space. A name's key (a space, then the name so viewed) then matches only where
     a word may start, and the automaton spends most of the text at its root: one pass costs
@@ -156,7 +156,7 @@ def _compile(datasets: tuple[Entity, ...], models: tuple[Entity, ...]) -> Compil
                     written[variant] = (kind, entity)
     keys: dict[str, dict[str, tuple[str, Entity]]] = {}
     for variant, value in written.items():
-        keys.setdefault(_word_view(variant), {})[variant] = value
+        keys.setdefault(word_view(variant), {})[variant] = value
     automaton = ahocorasick.Automaton()
     for key, forms in keys.items():
         automaton.add_word(key, (len(key) - 1, forms))
@@ -265,7 +265,7 @@ def _curated_hits(
     word with a version (`Qwen4-8B`), for the family pattern to try. Both start a word."""
     hits = []
     versioned: dict[int, Entity] = {}
-    for end, (length, forms) in compiled.automaton.iter(_word_view(text)):
+    for end, (length, forms) in compiled.automaton.iter(word_view(text)):
         start = end - length
         found = forms.get(text[start:end])
         if found is None:

@@ -12,7 +12,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from typing import NamedTuple
 
-from bib.extract.entities import finditer_at, match_entities
+import ahocorasick
+
+from bib.extract.entities import finditer_at, match_entities, word_view
 from bib.extract.topics import match_topics
 from bib.extract.vocabulary import Vocabulary, shipped
 from bib.record import LinkRole, Record, Span, Tag, TagKind
@@ -26,7 +28,7 @@ EXTRACTED_KINDS = frozenset(TagKind)
 _WE = re.compile(r"\bwe\b", re.IGNORECASE)
 _WE_WORDS = re.compile(r"we(?=\s+(\w+)(?:\s+(\w+))?)")
 """A `we` and the two words after it (in the lowered text): every cue after `we` has its
-verb there. (A lookahead, so that a `we` among them is found too.)"""
+verb there."""
 _EVALUATES = re.compile(r"bench|evaluat|test ?bed|leaderboard", re.IGNORECASE)
 """A benchmark contribution is about evaluation when its cue says so: a dataset built to
 train the proposed method is not."""
@@ -252,44 +254,65 @@ def contribution_tags(text: str) -> list[Tag]:
     if not text.isascii() and (len(lowered) != len(text) or _ODD_CASE.search(text)):
         return _contribution_tags_scanned(text)
     found: list[list[Span]] = [[] for _ in _CUES]
-    for words in _WE_WORDS.finditer(lowered):
-        at = words.start()
+    starts: list[list[int]] = [[] for _ in _CUES]
+    for end, (back, kinds) in _STARTS.iter(word_view(lowered)):
+        at = end - back
+        if kinds:
+            for kind in kinds:
+                starts[kind].append(at)
+            continue
         if at and (text[at - 1].isalnum() or text[at - 1] == "_"):
             continue
-        first, second = words.group(1, 2)
-        kinds = _BY_VERB.get(first, ())
-        if second in _BY_VERB:
-            kinds = sorted({*kinds, *_BY_VERB[second]})
-        for kind in kinds:
-            cue = _CUES[kind]
-            if cue.objects:
-                after = words.end(2 if second else 1)
-                window = lowered[words.end(1) : after + OBJECT_REACH]
-                if not any(map(window.__contains__, cue.objects)):
-                    continue
-            m = cue.after_we_lowered.match(lowered, at)
-            if m is None and cue.cased is not None:
-                m = cue.cased.match(text, at)
-            if m is not None:
-                found[kind].append(m.span())
+        words = _WE_WORDS.match(lowered, at)
+        if words is not None:
+            _after_we(text, lowered, at, words, found)
     tags = []
-    for cue, spans in zip(_CUES, found, strict=True):
-        if cue.anywhere is not None and any(map(lowered.__contains__, cue.needed)):
-            at = sorted(_words_at(text, lowered, cue.first_words))
+    for cue, spans, at in zip(_CUES, found, starts, strict=True):
+        if at and any(map(lowered.__contains__, cue.needed)):
+            at.sort()
             spans += [m.span() for m in finditer_at(cue.anywhere_lowered, lowered, at)]
         if spans:
             tags.append(Tag(TagKind.CONTRIBUTION, cue.value, cue.label, tuple(sorted(spans))))
     return tags
 
 
-def _words_at(text: str, lowered: str, words: Iterable[str]) -> Iterator[int]:
-    """Where one of `words` starts a word of `text` (`lowered`: `text.lower()`, as long)."""
-    for word in words:
-        at = lowered.find(word)
-        while at != -1:
-            if not at or not (text[at - 1].isalnum() or text[at - 1] == "_"):
-                yield at
-            at = lowered.find(word, at + 1)
+def _after_we(
+    text: str, lowered: str, at: int, words: re.Match[str], found: list[list[Span]]
+) -> None:
+    """Add the spans of the cues after the `we` at `at` (`words`: `_WE_WORDS` there)."""
+    first, second = words.group(1, 2)
+    kinds = _BY_VERB.get(first, ())
+    if second in _BY_VERB:
+        kinds = sorted({*kinds, *_BY_VERB[second]})
+    for kind in kinds:
+        cue = _CUES[kind]
+        if cue.objects:
+            after = words.end(2 if second else 1)
+            window = lowered[words.end(1) : after + OBJECT_REACH]
+            if not any(map(window.__contains__, cue.objects)):
+                continue
+        m = cue.after_we_lowered.match(lowered, at)
+        if m is None and cue.cased is not None:
+            m = cue.cased.match(text, at)
+        if m is not None:
+            found[kind].append(m.span())
+
+
+def _starts() -> ahocorasick.Automaton:
+    """Where a `we`, or the first word of a cue searched anywhere, starts a word: one pass
+    of an automaton over the lowered text's `word_view` finds them all (and some more, that
+    the regexes then reject), where a `str.find` loop per word took three times as long.
+    Values are `(how far back the word starts, the cues it may start)`."""
+    automaton = ahocorasick.Automaton()
+    automaton.add_word(" we ", (3, ()))
+    for word in dict.fromkeys(word for cue in _CUES for word in cue.first_words):
+        kinds = tuple(i for i, cue in enumerate(_CUES) if word in cue.first_words)
+        automaton.add_word(" " + word, (len(word), kinds))
+    automaton.make_automaton()
+    return automaton
+
+
+_STARTS = _starts()
 
 
 def _contribution_tags_scanned(text: str) -> list[Tag]:
