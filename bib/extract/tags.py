@@ -7,9 +7,10 @@ a BibTeX file, say). Every tag it adds carries evidence: spans of the abstract.
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import replace
+from dataclasses import fields
 from typing import NamedTuple
 
 import ahocorasick
@@ -353,11 +354,27 @@ def tag_record(
         produced.append(code)
     produced.extend(contributions)
     kept = [t for t in record.tags if t.kind not in EXTRACTED_KINDS or not t.evidence]
-    # a keyword read from the input that a produced tag names again (in any kind and case)
-    # gives way to it: the produced tag carries the evidence, and keywords stay in tag order
-    seen = {t.value.casefold() for t in produced}
-    kept = [t for t in kept if t.value.casefold() not in seen]
-    return replace(record, tags=(*kept, *produced))
+    if kept:
+        # a keyword read from the input that a produced tag names again (in any kind and
+        # case) gives way to it: the produced tag carries the evidence, and keywords stay
+        # in tag order
+        seen = {t.value.casefold() for t in produced}
+        kept = [t for t in kept if t.value.casefold() not in seen]
+        produced[:0] = kept
+    return _with_tags(record, tuple(produced))
+
+
+_RECORD_FIELDS = tuple(f.name for f in fields(Record))
+_record_values = operator.attrgetter(*_RECORD_FIELDS)
+_TAGS_FIELD = _RECORD_FIELDS.index("tags")
+
+
+def _with_tags(record: Record, tags: tuple[Tag, ...]) -> Record:
+    """`dataclasses.replace(record, tags=tags)` at half the cost: `replace` inspects every
+    field's definition on every call."""
+    values = list(_record_values(record))
+    values[_TAGS_FIELD] = tags
+    return Record(*values)
 
 
 def tag_records(
