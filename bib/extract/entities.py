@@ -21,10 +21,11 @@ import re
 import string
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import ahocorasick
 
-from bib.extract.vocabulary import Entity, Vocabulary
+from bib.extract.vocabulary import SCAN_BYTES_LOWER, Entity, Vocabulary
 from bib.record import Span
 
 _NAME_GAP = re.compile(r"[ \-]")
@@ -121,20 +122,21 @@ def name_variants(name: str) -> set[str]:
 @dataclass(frozen=True)
 class CompiledEntities:
     automaton: object
-    """Over `word_view(text)`; values are `(length, {name as written: (kind, entity)})`."""
+    """Over `word_view(text)`; values are `keys`'s."""
+    keys: dict[str, tuple[int, dict[str, tuple[str, Entity]], None]]
+    """Key -> `(length, {name as written: (kind, entity)}, None)`: the names that `word_view`
+    reads as the key (the `None` leaves room for other words in a shared automaton)."""
     families: re.Pattern[str]
 
 
-_WORD_VIEW = bytes(c if chr(c).isalnum() else 32 for c in range(256))
-
-
 def word_view(text: str) -> str:
-    """`text` with every character other than an ASCII letter or digit as a space, after
-    one more space. A name's key (a space, then the name so viewed) then matches only where
-    a word may start, and the automaton spends most of the text at its root: one pass costs
-    a third of a pass over the text itself. Offsets shift by one; a hit is checked against
-    the text (name as written, and where a non-ASCII letter viewed as a space precedes it)."""
-    return " " + text.encode("ascii", "replace").translate(_WORD_VIEW).decode()
+    """`text` lower-cased, with every character other than an ASCII letter or digit as a
+    space, after one more space. A name's key (a space, then the name so viewed) then
+    matches only where a word may start, and an automaton spends most of the text at its
+    root: one pass costs a third of a pass over the text itself. Offsets shift by one; a
+    hit is checked against the text (name as written, and where a non-ASCII letter viewed
+    as a space precedes it)."""
+    return " " + text.encode("ascii", "replace").translate(SCAN_BYTES_LOWER).decode()
 
 
 def compiled_entities(vocabulary: Vocabulary) -> CompiledEntities:
@@ -154,19 +156,20 @@ def _compile(datasets: tuple[Entity, ...], models: tuple[Entity, ...]) -> Compil
             for name in entity.names:
                 for variant in name_variants(name):
                     written[variant] = (kind, entity)
-    keys: dict[str, dict[str, tuple[str, Entity]]] = {}
+    keys: dict[str, tuple[int, dict[str, tuple[str, Entity]], None]] = {}
     for variant, value in written.items():
-        keys.setdefault(word_view(variant), {})[variant] = value
+        key = word_view(variant)
+        keys.setdefault(key, (len(key) - 1, {}, None))[1][variant] = value
     automaton = ahocorasick.Automaton()
-    for key, forms in keys.items():
-        automaton.add_word(key, (len(key) - 1, forms))
+    for key, value in keys.items():
+        automaton.add_word(key, value)
     automaton.make_automaton()
     names = sorted({n for e in models for n in e.names}, key=len, reverse=True)
     families = re.compile(
         r"(?<![\w-])(" + "|".join(re.escape(n) for n in names) + r")"
         r"(" + _VERSION + r"?" + _SUFFIX + r"*)(?![\w])"
     )
-    return CompiledEntities(automaton, families)
+    return CompiledEntities(automaton, keys, families)
 
 
 def _bounded(text: str, start: int, end: int) -> bool:
@@ -200,16 +203,21 @@ def _excluded(name: str, method: str, vocabulary: Vocabulary) -> bool:
 
 
 def match_entities(
-    text: str, vocabulary: Vocabulary, *, method: str = ""
+    text: str, vocabulary: Vocabulary, *, method: str = "", names: Iterable[Any] | None = None
 ) -> tuple[list[EntityMatch], list[EntityMatch]]:
-    """Datasets and models named in `text`, each with the spans that name it."""
+    """Datasets and models named in `text`, each with the spans that name it.
+
+    `names`: the hits over `word_view(text)` of an automaton holding `CompiledEntities.keys`
+    (and other words, whose values have no names), for a caller that scanned already."""
     if not text:
         return [], []
     compiled = compiled_entities(vocabulary)
     datasets: dict[str, tuple[str, set[Span]]] = {}
     models: dict[str, tuple[str, set[Span]]] = {}
     taken: list[Span] = []
-    curated, versioned = _curated_hits(text, compiled)
+    if names is None:
+        names = compiled.automaton.iter(word_view(text))
+    curated, versioned = _curated_hits(text, names)
 
     for start, end, _kind, entity in _family_hits(text, compiled, curated, versioned):
         surface = text[start:end]
@@ -259,13 +267,15 @@ def _overlaps(span: Span, taken: Iterable[Span]) -> bool:
 
 
 def _curated_hits(
-    text: str, compiled: CompiledEntities
+    text: str, names: Iterable[Any]
 ) -> tuple[list[tuple[int, int, str, Entity]], dict[int, Entity]]:
     """Whole-word curated names (leftmost, longest), and where a model name starts a longer
     word with a version (`Qwen4-8B`), for the family pattern to try. Both start a word."""
     hits = []
     versioned: dict[int, Entity] = {}
-    for end, (length, forms) in compiled.automaton.iter(word_view(text)):
+    for end, (length, forms, _) in names:
+        if forms is None:
+            continue
         start = end - length
         found = forms.get(text[start:end])
         if found is None:

@@ -11,11 +11,11 @@ import operator
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import fields
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import ahocorasick
 
-from bib.extract.entities import finditer_at, match_entities, word_view
+from bib.extract.entities import compiled_entities, finditer_at, match_entities, word_view
 from bib.extract.topics import match_topics
 from bib.extract.vocabulary import Vocabulary, shipped
 from bib.record import LinkRole, Record, Span, Tag, TagKind
@@ -244,19 +244,25 @@ def _outermost(spans: Iterable[Span]) -> list[Span]:
     return out
 
 
-def contribution_tags(text: str) -> list[Tag]:
+def contribution_tags(text: str, words: Iterable[Any] | None = None) -> list[Tag]:
     """What kind of contribution the abstract claims, from cue phrases.
 
     Where lower-casing keeps every offset and every match, the cues run on the lowered text,
     and a cue after `we` only where its verb (and object) is: trying every cue at every
-    `we` cost more than the rest of the tagging.
+    `we` cost more than the rest of the tagging. `words`: the hits over `word_view(text)`
+    of an automaton holding `_STARTS`'s keys (and others, whose values start no cue), for a
+    caller that scanned already.
     """
     lowered = text.lower()
     if not text.isascii() and (len(lowered) != len(text) or _ODD_CASE.search(text)):
         return _contribution_tags_scanned(text)
+    if words is None:
+        words = _STARTS.iter(word_view(text))
     found: list[list[Span]] = [[] for _ in _CUES]
     starts: list[list[int]] = [[] for _ in _CUES]
-    for end, (back, kinds) in _STARTS.iter(word_view(lowered)):
+    for end, (back, _, kinds) in words:
+        if kinds is None:
+            continue
         at = end - back
         if kinds:
             for kind in kinds:
@@ -264,9 +270,9 @@ def contribution_tags(text: str) -> list[Tag]:
             continue
         if at and (text[at - 1].isalnum() or text[at - 1] == "_"):
             continue
-        words = _WE_WORDS.match(lowered, at)
-        if words is not None:
-            _after_we(text, lowered, at, words, found)
+        after = _WE_WORDS.match(lowered, at)
+        if after is not None:
+            _after_we(text, lowered, at, after, found)
     tags = []
     for cue, spans, at in zip(_CUES, found, starts, strict=True):
         if at and any(map(lowered.__contains__, cue.needed)):
@@ -299,21 +305,41 @@ def _after_we(
             found[kind].append(m.span())
 
 
-def _starts() -> ahocorasick.Automaton:
-    """Where a `we`, or the first word of a cue searched anywhere, starts a word: one pass
-    of an automaton over the lowered text's `word_view` finds them all (and some more, that
-    the regexes then reject), where a `str.find` loop per word took three times as long.
-    Values are `(how far back the word starts, the cues it may start)`."""
-    automaton = ahocorasick.Automaton()
-    automaton.add_word(" we ", (3, ()))
+def _start_words() -> dict[str, tuple[int, None, tuple[int, ...]]]:
+    """Keys over `word_view` for where a `we`, or the first word of a cue searched anywhere,
+    starts a word: one automaton pass finds them all (and some more, that the regexes then
+    reject), where a `str.find` loop per word took three times as long. Values are `(how far
+    back the word starts, None, the cues it may start)`; `()` marks a `we`. (`word_view`
+    reads U+212A KELVIN SIGN as a space where `str.lower` makes it `k`: no word has a `k`.)"""
+    keys: dict[str, tuple[int, None, tuple[int, ...]]] = {" we ": (3, None, ())}
     for word in dict.fromkeys(word for cue in _CUES for word in cue.first_words):
         kinds = tuple(i for i, cue in enumerate(_CUES) if word in cue.first_words)
-        automaton.add_word(" " + word, (len(word), kinds))
+        keys[" " + word] = (len(word), None, kinds)
+    return keys
+
+
+def _automaton(keys: dict[str, Any]) -> ahocorasick.Automaton:
+    automaton = ahocorasick.Automaton()
+    for key, value in keys.items():
+        automaton.add_word(key, value)
     automaton.make_automaton()
     return automaton
 
 
-_STARTS = _starts()
+_STARTS = _automaton(_start_words())
+
+
+def _words(vocabulary: Vocabulary) -> ahocorasick.Automaton:
+    """One automaton for the curated dataset and model names and the cue start words, so
+    that one pass over `word_view(text)` serves both (compiled once per vocabulary)."""
+    found = vocabulary.compiled_forms.get("tag words")
+    if found is None:
+        keys: dict[str, Any] = dict(compiled_entities(vocabulary).keys)
+        for key, (back, _, kinds) in _start_words().items():
+            length, forms, _ = keys.get(key, (back, None, None))
+            keys[key] = (length, forms, kinds)
+        found = vocabulary.compiled_forms["tag words"] = _automaton(keys)
+    return found
 
 
 def _contribution_tags_scanned(text: str) -> list[Tag]:
@@ -339,14 +365,15 @@ def tag_record(
     method = _method_tag(record)
     if method is not None:
         produced.append(method)
-    contributions = contribution_tags(text)
+    words = list(_words(vocabulary).iter(word_view(text)))
+    contributions = contribution_tags(text, words)
     benchmark = [t for t in contributions if t.value == "benchmark"]
     evaluates = [s for t in benchmark for s in t.evidence if _EVALUATES.search(text, *s)]
     extra = {EVALUATION_TOPIC: tuple(evaluates)} if evaluates else None
     title = "" if record.title_derived else record.title
     for topic in match_topics(text, vocabulary, max_topics=max_topics, extra=extra, title=title):
         produced.append(Tag(TagKind.TOPIC, topic.slug, topic.label, topic.evidence))
-    datasets, models = match_entities(text, vocabulary, method=record.method)
+    datasets, models = match_entities(text, vocabulary, method=record.method, names=words)
     produced.extend(Tag(TagKind.DATASET, d.value, d.label, d.evidence) for d in datasets)
     produced.extend(Tag(TagKind.MODEL, m.value, m.label, m.evidence) for m in models)
     code = _code_tag(record)
