@@ -41,6 +41,15 @@ OBJECT_REACH = 100
 and end: its regex allows 80 characters before the object, and no object is longer than 17."""
 
 
+def _one_of(alternatives: str) -> str:
+    """`(?:a|b|...)` for the space-separated regexes, behind a lookahead for their first
+    letters: the engine then tries the alternatives only where one can start (a third
+    faster where a cue scans up to 100 characters for one)."""
+    words = alternatives.split()
+    firsts = "".join(sorted({word[0] for word in words}))
+    return f"(?=[{firsts}])(?:{'|'.join(words)})"
+
+
 class _Cue(NamedTuple):
     """A contribution kind and the cue phrases that claim it.
 
@@ -132,9 +141,13 @@ _CUES: tuple[_Cue, ...] = (
         "method",
         "new method",
         _VERB + r"(?:(?:propose|introduce|present|develop|design|derive)\b[^.;]{0,100}?"
-        r"\b(?:method|framework|approach|algorithm|technique|architecture|strategy|mechanism|"
-        r"objective|paradigm|model|operator|detector|metric|layer|loss|procedure|scheme|"
-        r"rule|policy|estimator|sampler|attack|defen[cs]e|formulation|module|network)s?\b"
+        r"\b"
+        + _one_of(
+            "method framework approach algorithm technique architecture strategy mechanism "
+            "objective paradigm model operator detector metric layer loss procedure scheme "
+            "rule policy estimator sampler attack defen[cs]e formulation module network"
+        )
+        + r"s?\b"
         r"|propose\b(?![^.;]{0,80}\b(?:benchmarks?|datasets?|corpus|corpora)\b)"
         r"|" + _NAMING + ")",
         "propose introduce present develop design derive",
