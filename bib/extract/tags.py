@@ -271,33 +271,37 @@ def contribution_tags(text: str, words: Iterable[Any] | None = None) -> list[Tag
         return _contribution_tags_scanned(text)
     if words is None:
         words = _STARTS.iter(word_view(text))
-    found: list[list[Span]] = [[] for _ in _CUES]
-    starts: list[list[int]] = [[] for _ in _CUES]
+    found: dict[int, list[Span]] = {}  # cue (index into _CUES) -> spans
+    starts: dict[int, list[int]] = {}  # cue -> where its anywhere-regex may match
     for end, (back, _, kinds) in words:
         if kinds is None:
             continue
         at = end - back
         if kinds:
             for kind in kinds:
-                starts[kind].append(at)
+                starts.setdefault(kind, []).append(at)
             continue
         if at and (text[at - 1].isalnum() or text[at - 1] == "_"):
             continue
         after = _WE_WORDS.match(lowered, at)
         if after is not None:
             _after_we(text, lowered, at, after, found)
-    tags = []
-    for cue, spans, at in zip(_CUES, found, starts, strict=True):
-        if at and any(map(lowered.__contains__, cue.needed)):
+    for kind, at in starts.items():
+        cue = _CUES[kind]
+        if any(map(lowered.__contains__, cue.needed)):
             at.sort()
-            spans += [m.span() for m in finditer_at(cue.anywhere_lowered, lowered, at)]
-        if spans:
-            tags.append(Tag(TagKind.CONTRIBUTION, cue.value, cue.label, tuple(sorted(spans))))
-    return tags
+            spans = [m.span() for m in finditer_at(cue.anywhere_lowered, lowered, at)]
+            if spans:
+                found.setdefault(kind, []).extend(spans)
+    contribution = TagKind.CONTRIBUTION
+    return [
+        Tag(contribution, _CUES[kind].value, _CUES[kind].label, tuple(sorted(found[kind])))
+        for kind in sorted(found)
+    ]
 
 
 def _after_we(
-    text: str, lowered: str, at: int, words: re.Match[str], found: list[list[Span]]
+    text: str, lowered: str, at: int, words: re.Match[str], found: dict[int, list[Span]]
 ) -> None:
     """Add the spans of the cues after the `we` at `at` (`words`: `_WE_WORDS` there)."""
     first, second = words.group(1, 2)
@@ -315,7 +319,7 @@ def _after_we(
         if m is None and cue.cased is not None:
             m = cue.cased.match(text, at)
         if m is not None:
-            found[kind].append(m.span())
+            found.setdefault(kind, []).append(m.span())
 
 
 def _start_words() -> dict[str, tuple[int, None, tuple[int, ...]]]:
