@@ -270,7 +270,7 @@ def _curated_hits(
     text: str, names: Iterable[Any]
 ) -> tuple[list[tuple[int, int, str, Entity]], dict[int, Entity]]:
     """Whole-word curated names (leftmost, longest), and where a model name starts a longer
-    word with a version (`Qwen4-8B`), for the family pattern to try. Both start a word."""
+    word with a version (`Qwen4-8B`), for the family pattern to try."""
     hits = []
     versioned: dict[int, Entity] = {}
     for end, (length, forms, _) in names:
