@@ -21,7 +21,7 @@ import re
 import string
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import ahocorasick
 
@@ -98,8 +98,9 @@ _SIZED = re.compile(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class EntityMatch:
+class EntityMatch(NamedTuple):
+    """A dataset or model of an abstract (a named tuple: cheap to make for every record)."""
+
     value: str
     label: str
     evidence: tuple[Span, ...]

@@ -222,14 +222,17 @@ def whole_word_spans(text: str, name: str) -> list[Span]:
 
 
 def _method_tag(record: Record) -> Tag | None:
-    if not record.method:
+    method = record.method
+    if not method:
         return None
-    earlier = [t for t in record.tags if t.kind is TagKind.METHOD and t.value == record.method]
-    spans = set(whole_word_spans(record.abstract, record.method))
-    for tag in earlier:
-        spans.update(tag.evidence)
-    label = next((t.label for t in earlier if t.label), "") or record.method
-    return Tag(TagKind.METHOD, record.method, label, tuple(sorted(spans)))
+    spans = set(whole_word_spans(record.abstract, method))
+    label = ""
+    kind = TagKind.METHOD
+    for tag in record.tags:
+        if tag.kind is kind and tag.value == method:
+            spans.update(tag.evidence)
+            label = label or tag.label
+    return Tag(kind, method, label or method, tuple(sorted(spans)))
 
 
 def _code_tag(record: Record) -> Tag | None:
