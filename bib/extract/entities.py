@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 
 import ahocorasick
 
-from bib.extract.vocabulary import SCAN_BYTES_LOWER, Entity, Vocabulary
+from bib.extract.vocabulary import Entity, Vocabulary, word_view
 from bib.record import Span
 
 _NAME_GAP = re.compile(r"[ \-]")
@@ -128,16 +128,6 @@ class CompiledEntities:
     """Key -> `(length, {name as written: (kind, entity)}, None)`: the names that `word_view`
     reads as the key (the `None` leaves room for other words in a shared automaton)."""
     families: re.Pattern[str]
-
-
-def word_view(text: str) -> str:
-    """`text` lower-cased, with every character other than an ASCII letter or digit as a
-    space, after one more space. A name's key (a space, then the name so viewed) then
-    matches only where a word may start, and an automaton spends most of the text at its
-    root: one pass costs a third of a pass over the text itself. Offsets shift by one; a
-    hit is checked against the text (name as written, and where a non-ASCII letter viewed
-    as a space precedes it)."""
-    return " " + text.encode("ascii", "replace").translate(SCAN_BYTES_LOWER).decode()
 
 
 def compiled_entities(vocabulary: Vocabulary) -> CompiledEntities:

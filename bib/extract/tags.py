@@ -15,9 +15,9 @@ from typing import Any, NamedTuple
 
 import ahocorasick
 
-from bib.extract.entities import compiled_entities, finditer_at, match_entities, word_view
+from bib.extract.entities import compiled_entities, finditer_at, match_entities
 from bib.extract.topics import match_topics
-from bib.extract.vocabulary import Vocabulary, shipped
+from bib.extract.vocabulary import Vocabulary, shipped, word_view
 from bib.record import LinkRole, Record, Span, Tag, TagKind
 
 DEFAULT_MAX_TOPICS = 8
@@ -235,8 +235,13 @@ def _method_tag(record: Record) -> Tag | None:
     return Tag(kind, method, label or method, tuple(sorted(spans)))
 
 
+_CODE_ROLES = frozenset([LinkRole.CODE, LinkRole.PROJECT])
+
+
 def _code_tag(record: Record) -> Tag | None:
-    urls = [link.url for link in record.links if link.role in (LinkRole.CODE, LinkRole.PROJECT)]
+    if not record.links:
+        return None
+    urls = [link.url for link in record.links if link.role in _CODE_ROLES]
     if not urls:
         return None
     spans: set[Span] = set()
@@ -385,13 +390,16 @@ def tag_record(
     method = _method_tag(record)
     if method is not None:
         produced.append(method)
-    words = list(_words(vocabulary).iter(word_view(text)))
+    view = word_view(text)
+    words = list(_words(vocabulary).iter(view))
     contributions = contribution_tags(text, words)
     benchmark = [t for t in contributions if t.value == "benchmark"]
     evaluates = [s for t in benchmark for s in t.evidence if _EVALUATES.search(text, *s)]
     extra = {EVALUATION_TOPIC: tuple(evaluates)} if evaluates else None
     title = "" if record.title_derived else record.title
-    topics = match_topics(text, vocabulary, max_topics=max_topics, extra=extra, title=title)
+    topics = match_topics(
+        text, vocabulary, max_topics=max_topics, extra=extra, title=title, view=view
+    )
     kind = TagKind.TOPIC  # an enum member looked up once: each lookup costs ten local reads
     produced += [Tag(kind, t.slug, t.label, t.evidence) for t in topics]
     datasets, models = match_entities(text, vocabulary, method=record.method, names=words)
