@@ -39,11 +39,11 @@ from bib.extract.vocabulary import (
     CUE_CONTRAST,
     CUE_PASSING,
     FUNCTION_WORDS,
-    SCAN_BYTES_LOWER,
     SCAN_TABLE,
     CompiledTopics,
     Vocabulary,
     initials,
+    word_view,
 )
 from bib.record import Span
 
@@ -312,12 +312,13 @@ def _bridge(
     return None
 
 
-def scan(text: str, vocabulary: Vocabulary) -> Scan:
+def scan(text: str, vocabulary: Vocabulary, text_view: str | None = None) -> Scan:
     """Find every vocabulary phrase and weighing cue in one pass of the automaton.
 
     The scanned text is the abstract lower-cased with every other character than a letter or
     digit as a space, padded with a space at both ends: a key (which starts with a space)
     can only match where a word starts, and a match is a whole word when a space follows.
+    `text_view`: `word_view(text)`, when the caller made it already.
     """
     automaton = vocabulary.compiled.automaton
     marks: list[int] = []
@@ -327,8 +328,9 @@ def scan(text: str, vocabulary: Vocabulary) -> Scan:
         view, marks, shifts = _squeeze(text)
     odd = not view.isascii()
     if not odd or vocabulary.compiled.ascii:
-        raw = b" " + view.encode("ascii", "replace") + b" "
-        lowered = raw.translate(SCAN_BYTES_LOWER).decode()
+        if text_view is None or marks:
+            text_view = word_view(view)
+        lowered = text_view + " "
     else:
         odd = False
         lowered = " " + view.translate(SCAN_TABLE).lower() + " "
@@ -442,6 +444,7 @@ def match_topics(
     max_topics: int = 8,
     extra: Mapping[str, Iterable[Span]] | None = None,
     title: str = "",
+    view: str | None = None,
 ) -> list[TopicMatch]:
     """The abstract's topics, best first, at most `max_topics`, each with its evidence.
 
@@ -449,11 +452,12 @@ def match_topics(
     are kept whatever their score, since what found them already judged them central.
     `title` is the paper's own title (not one derived from the abstract): a topic it names
     ranks higher, as if the abstract stated it as its aim once more. A topic only the title
-    names is not tagged, since its evidence must point into the abstract.
+    names is not tagged, since its evidence must point into the abstract. `view`:
+    `word_view(text)`, when the caller made it already.
     """
     if not text:
         return []
-    scanned = scan(text, vocabulary)
+    scanned = scan(text, vocabulary, view)
     groups = scanned.groups
     touched: set[str] = set()
     for acronym, slug in scanned.acronyms.items():

@@ -43,6 +43,18 @@ SCAN_BYTES_LOWER = bytes(
     ord(chr(c).lower()) if chr(c).isalnum() else 32 for c in range(128)
 ) + bytes(range(128, 256))
 """SCAN_TABLE and lower-casing for ASCII text as one byte table: much faster to apply."""
+
+
+def word_view(text: str) -> str:
+    """`text` lower-cased, with every character other than an ASCII letter or digit as a
+    space, after one more space: what the automata scan. A key (a space, then a phrase or
+    name so viewed) then matches only where a word may start, and an automaton spends most
+    of the text at its root (one pass costs a third of a pass over the text itself).
+    Offsets shift by one; non-ASCII letters read as spaces, so a hit is checked against the
+    text where that matters."""
+    return " " + text.encode("ascii", "replace").translate(SCAN_BYTES_LOWER).decode()
+
+
 SPECIFICITY_WEIGHT = (0.25, 0.55, 0.85, 1.0, 1.1, 1.15)
 """Ranking weight by specificity 0, 1, 2, ...: umbrella topics rank below specific ones."""
 
