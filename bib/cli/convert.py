@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import itertools
 import os
 import sys
@@ -24,6 +25,9 @@ from bib.record import Record, TagKind
 
 OUTPUT_FORMATS = ("bibtex", "biblatex", "csl-json")
 PROGRESS_AFTER = 2000
+BATCH_GC_THRESHOLD = 10_000
+"""Allocations between collections of the youngest generation while converting (Python's
+default is 700)."""
 """Records after which a terminal gets a progress display: short runs stay quiet."""
 
 
@@ -91,6 +95,25 @@ def progress_stage(console: Console) -> pipeline.Stage:
                 progress.stop()
 
     return stage
+
+
+@contextlib.contextmanager
+def _batch_collection() -> Iterator[None]:
+    """Rarer and cheaper cyclic garbage collection while converting.
+
+    Records are trees of tuples and strings, without cycles, yet a conversion allocates
+    enough to trigger a collection every few records, and each full one walks every
+    long-lived object (the compiled vocabulary, every id and key): about 20 µs a record at
+    10,000 records. Freezing what exists before the run keeps it out of every collection,
+    and a larger first generation makes collections rarer; both are undone afterwards."""
+    threshold = gc.get_threshold()
+    gc.freeze()
+    gc.set_threshold(BATCH_GC_THRESHOLD, *threshold[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*threshold)
+        gc.unfreeze()
 
 
 def _write(
@@ -254,17 +277,18 @@ def convert(
     late = [stage for stage in stages if stage not in pipeline.KEY_STAGES]
     if sys.stderr.isatty():
         late.append(progress_stage(console))
-    spooled = pipeline.spool(
-        inputs,
-        fmt=source_format,
-        venue=venue,
-        year=_year(year_text),
-        extractors=[stage for stage in stages if stage in pipeline.KEY_STAGES],
-        report=lambda message: click.echo(f"bib: {message}", err=True),
-    )
     options = {"ascii": ascii_only} | ({"tag_kinds": kinds} if kinds is not None else {})
-    with spooled:
-        _write(spooled, late, targets, options)
+    with _batch_collection():
+        spooled = pipeline.spool(
+            inputs,
+            fmt=source_format,
+            venue=venue,
+            year=_year(year_text),
+            extractors=[stage for stage in stages if stage in pipeline.KEY_STAGES],
+            report=lambda message: click.echo(f"bib: {message}", err=True),
+        )
+        with spooled:
+            _write(spooled, late, targets, options)
     stats = spooled.stats
     where = ", ".join(str(path) if path else "stdout" for path, _ in targets)
     click.echo(

@@ -212,3 +212,12 @@ def test_directory_without_inputs_is_refused(cli, tmp_path):
     assert (
         result.stderr == f"bib: error: {empty}: directory has no .txt, .md, .bib or .json files\n"
     )
+
+
+def test_convert_leaves_the_garbage_collector_as_it_found_it(cli, tmp_path):
+    import gc
+
+    before = (gc.get_threshold(), gc.get_freeze_count(), gc.isenabled())
+    result = cli("convert", SEEDS, "-o", tmp_path / "out.bib")
+    assert result.exit_code == 0
+    assert (gc.get_threshold(), gc.get_freeze_count(), gc.isenabled()) == before
