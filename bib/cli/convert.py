@@ -271,7 +271,10 @@ def convert(
     targets = _targets(outputs, fmt)
     kinds = _tag_kinds(tag_text)
     console = Console(stderr=True)
-    stages = tag_stages(vocab_files, max_topics)
+    # only the tags written are made: the contribution tags cost a fifth of the tagging
+    stages = tag_stages(
+        vocab_files, max_topics, writers.DEFAULT_TAG_KINDS if kinds is None else kinds
+    )
     # Keys need the key stages only: the rest (tags) runs record by record while writing, so
     # no tagged record is held (see _write).
     late = [stage for stage in stages if stage not in pipeline.KEY_STAGES]

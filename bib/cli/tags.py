@@ -6,7 +6,7 @@ import json
 import os
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 import click
@@ -60,11 +60,16 @@ def max_topics_option(function):  # type: ignore[no-untyped-def]
     )(function)
 
 
-def tag_stages(vocab_files: Sequence[Path], max_topics: int) -> list[pipeline.Stage]:
-    """The pipeline's default stages with the tagging stage set up from the options."""
+def tag_stages(
+    vocab_files: Sequence[Path],
+    max_topics: int,
+    kinds: Collection[TagKind] = tagging.EXTRACTED_KINDS,
+) -> list[pipeline.Stage]:
+    """The pipeline's default stages with the tagging stage set up from the options, making
+    tags of `kinds` only."""
     vocabulary = vocab.load(vocab_files)
     stages = [s for s in pipeline.DEFAULT_STAGES if s is not tagging.tag_stream]
-    return [*stages, tagging.stage(vocabulary, max_topics)]
+    return [*stages, tagging.stage(vocabulary, max_topics, kinds)]
 
 
 def _kinds(values: Sequence[str]) -> tuple[TagKind, ...]:

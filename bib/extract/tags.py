@@ -8,7 +8,7 @@ a BibTeX file, say). Every tag it adds carries evidence: spans of the abstract.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Container, Iterable, Iterator
 from typing import Any, NamedTuple
 
 import ahocorasick
@@ -23,6 +23,8 @@ EVALUATION_TOPIC = "evaluation"
 """The topic a paper that contributes a benchmark or dataset is about, whatever else it is."""
 EXTRACTED_KINDS = frozenset(TagKind)
 """Kinds this stage owns: earlier tags of these kinds are replaced, not duplicated."""
+BENCHMARK_CUES = ("benchmark",)
+"""The contribution cues that topics need (see `EVALUATION_TOPIC`)."""
 
 _WE = re.compile(r"\bwe\b", re.IGNORECASE)
 _WE_WORDS = re.compile(r"we(?=\s+(\w+)(?:\s+(\w+))?)")
@@ -263,8 +265,11 @@ def _outermost(spans: Iterable[Span]) -> list[Span]:
     return out
 
 
-def contribution_tags(text: str, words: Iterable[Any] | None = None) -> list[Tag]:
-    """What kind of contribution the abstract claims, from cue phrases.
+def contribution_tags(
+    text: str, words: Iterable[Any] | None = None, values: Collection[str] | None = None
+) -> list[Tag]:
+    """What kind of contribution the abstract claims, from cue phrases (only the cues whose
+    value is in `values`, when given).
 
     Where lower-casing keeps every offset and every match, the cues run on the lowered text,
     and a cue after `we` only where its verb (and object) is: trying every cue at every
@@ -273,8 +278,12 @@ def contribution_tags(text: str, words: Iterable[Any] | None = None) -> list[Tag
     caller that scanned already.
     """
     lowered = text.lower()
+    if values is None:
+        allowed = range(len(_CUES))
+    else:
+        allowed = [i for i, cue in enumerate(_CUES) if cue.value in values]
     if not text.isascii() and (len(lowered) != len(text) or _ODD_CASE.search(text)):
-        return _contribution_tags_scanned(text)
+        return _contribution_tags_scanned(text, allowed)
     if words is None:
         words = _STARTS.iter(word_view(text))
     found: dict[int, list[Span]] = {}  # cue (index into _CUES) -> spans
@@ -285,13 +294,14 @@ def contribution_tags(text: str, words: Iterable[Any] | None = None) -> list[Tag
         at = end - back
         if kinds:
             for kind in kinds:
-                starts.setdefault(kind, []).append(at)
+                if kind in allowed:
+                    starts.setdefault(kind, []).append(at)
             continue
         if at and (text[at - 1].isalnum() or text[at - 1] == "_"):
             continue
         after = _WE_WORDS.match(lowered, at)
         if after is not None:
-            _after_we(text, lowered, at, after, found)
+            _after_we(text, lowered, at, after, found, allowed)
     for kind, at in starts.items():
         cue = _CUES[kind]
         if any(map(lowered.__contains__, cue.needed)):
@@ -307,14 +317,22 @@ def contribution_tags(text: str, words: Iterable[Any] | None = None) -> list[Tag
 
 
 def _after_we(
-    text: str, lowered: str, at: int, words: re.Match[str], found: dict[int, list[Span]]
+    text: str,
+    lowered: str,
+    at: int,
+    words: re.Match[str],
+    found: dict[int, list[Span]],
+    allowed: Container[int],
 ) -> None:
-    """Add the spans of the cues after the `we` at `at` (`words`: `_WE_WORDS` there)."""
+    """Add the spans of the `allowed` cues after the `we` at `at` (`words`: `_WE_WORDS`
+    there)."""
     first, second = words.group(1, 2)
     kinds = _BY_VERB.get(first, ())
     if second in _BY_VERB:
         kinds = sorted({*kinds, *_BY_VERB[second]})
     for kind in kinds:
+        if kind not in allowed:
+            continue
         cue = _CUES[kind]
         if cue.objects:
             after = words.end(2 if second else 1)
@@ -365,12 +383,12 @@ def _words(vocabulary: Vocabulary) -> ahocorasick.Automaton:
     return found
 
 
-def _contribution_tags_scanned(text: str) -> list[Tag]:
+def _contribution_tags_scanned(text: str, allowed: Iterable[int]) -> list[Tag]:
     """`contribution_tags` with every regex scanning the whole text, case-insensitively."""
     tags = []
     starts = [m.start() for m in _WE.finditer(text)]
     lowered = text.lower()
-    for cue in _CUES:
+    for cue in (_CUES[kind] for kind in allowed):
         spans = [m.span() for at in starts if (m := cue.after_we.match(text, at))]
         if cue.anywhere is not None and any(word in lowered for word in cue.needed):
             spans += [m.span() for m in cue.anywhere.finditer(text)]
@@ -380,37 +398,62 @@ def _contribution_tags_scanned(text: str) -> list[Tag]:
 
 
 def tag_record(
-    record: Record, vocabulary: Vocabulary, *, max_topics: int = DEFAULT_MAX_TOPICS
+    record: Record,
+    vocabulary: Vocabulary,
+    *,
+    max_topics: int = DEFAULT_MAX_TOPICS,
+    kinds: Collection[TagKind] = EXTRACTED_KINDS,
 ) -> Record:
-    """One record with its extracted tags recomputed."""
+    """One record with its extracted tags of `kinds` recomputed (a caller that writes only
+    some kinds need not pay for the others; earlier tags of the others are dropped)."""
     text = record.abstract
     produced: list[Tag] = []
-    method = _method_tag(record)
-    if method is not None:
-        produced.append(method)
-    view = word_view(text)
-    words = list(_words(vocabulary).iter(view))
-    contributions = contribution_tags(text, words)
-    benchmark = [t for t in contributions if t.value == "benchmark"]
-    evaluates = [s for t in benchmark for s in t.evidence if _EVALUATES.search(text, *s)]
-    extra = {EVALUATION_TOPIC: tuple(evaluates)} if evaluates else None
-    title = "" if record.title_derived else record.title
-    topics = match_topics(
-        text, vocabulary, max_topics=max_topics, extra=extra, title=title, view=view
-    )
-    kind = TagKind.TOPIC  # an enum member looked up once: each lookup costs ten local reads
-    produced += [Tag(kind, t.slug, t.label, t.evidence) for t in topics]
-    datasets, models = match_entities(text, vocabulary, method=record.method, names=words)
-    if datasets:
-        kind = TagKind.DATASET
-        produced += [Tag(kind, d.value, d.label, d.evidence) for d in datasets]
-    if models:
-        kind = TagKind.MODEL
-        produced += [Tag(kind, m.value, m.label, m.evidence) for m in models]
-    code = _code_tag(record)
-    if code is not None:
-        produced.append(code)
-    produced.extend(contributions)
+    if TagKind.METHOD in kinds:
+        method = _method_tag(record)
+        if method is not None:
+            produced.append(method)
+    topical = TagKind.TOPIC in kinds
+    entities = TagKind.DATASET in kinds or TagKind.MODEL in kinds
+    if not (topical or entities or TagKind.CONTRIBUTION in kinds):
+        return _finish(record, produced, [], kinds)
+    words = list(_words(vocabulary).iter(view := word_view(text)))
+    contributions: list[Tag] = []
+    if TagKind.CONTRIBUTION in kinds:
+        contributions = contribution_tags(text, words)
+    elif topical:  # a benchmark contribution makes the paper about evaluation
+        contributions = contribution_tags(text, words, BENCHMARK_CUES)
+    if topical:
+        benchmark = [t for t in contributions if t.value in BENCHMARK_CUES]
+        evaluates = [s for t in benchmark for s in t.evidence if _EVALUATES.search(text, *s)]
+        extra = {EVALUATION_TOPIC: tuple(evaluates)} if evaluates else None
+        title = "" if record.title_derived else record.title
+        topics = match_topics(
+            text, vocabulary, max_topics=max_topics, extra=extra, title=title, view=view
+        )
+        kind = TagKind.TOPIC  # an enum member looked up once: each lookup costs ten local reads
+        produced += [Tag(kind, t.slug, t.label, t.evidence) for t in topics]
+    if entities:
+        datasets, models = match_entities(text, vocabulary, method=record.method, names=words)
+        if datasets and TagKind.DATASET in kinds:
+            kind = TagKind.DATASET
+            produced += [Tag(kind, d.value, d.label, d.evidence) for d in datasets]
+        if models and TagKind.MODEL in kinds:
+            kind = TagKind.MODEL
+            produced += [Tag(kind, m.value, m.label, m.evidence) for m in models]
+    return _finish(record, produced, contributions, kinds)
+
+
+def _finish(
+    record: Record, produced: list[Tag], contributions: list[Tag], kinds: Collection[TagKind]
+) -> Record:
+    """The record with the `produced` tags, its code and `contributions` (of `kinds`), and
+    the tags read from its input (keywords)."""
+    if TagKind.CODE in kinds:
+        code = _code_tag(record)
+        if code is not None:
+            produced.append(code)
+    if TagKind.CONTRIBUTION in kinds:
+        produced += contributions
     kept = [t for t in record.tags if t.kind not in EXTRACTED_KINDS or not t.evidence]
     if kept:
         # a keyword read from the input that a produced tag names again (in any kind and
@@ -427,9 +470,11 @@ def tag_records(
     *,
     vocabulary: Vocabulary | None = None,
     max_topics: int = DEFAULT_MAX_TOPICS,
+    kinds: Collection[TagKind] = EXTRACTED_KINDS,
 ) -> list[Record]:
-    """Records with topic, method, dataset, model, code and contribution tags (the agreed API)."""
-    return list(tag_stream(records, vocabulary=vocabulary, max_topics=max_topics))
+    """Records with topic, method, dataset, model, code and contribution tags (the agreed API;
+    `kinds` picks some of them)."""
+    return list(tag_stream(records, vocabulary=vocabulary, max_topics=max_topics, kinds=kinds))
 
 
 def tag_stream(
@@ -437,19 +482,23 @@ def tag_stream(
     *,
     vocabulary: Vocabulary | None = None,
     max_topics: int = DEFAULT_MAX_TOPICS,
+    kinds: Collection[TagKind] = EXTRACTED_KINDS,
 ) -> Iterator[Record]:
     """`tag_records` one record at a time, for pipelines that stream."""
     vocabulary = vocabulary or shipped()
+    kinds = frozenset(kinds)
     for record in records:
-        yield tag_record(record, vocabulary, max_topics=max_topics)
+        yield tag_record(record, vocabulary, max_topics=max_topics, kinds=kinds)
 
 
 def stage(
-    vocabulary: Vocabulary | None = None, max_topics: int = DEFAULT_MAX_TOPICS
+    vocabulary: Vocabulary | None = None,
+    max_topics: int = DEFAULT_MAX_TOPICS,
+    kinds: Collection[TagKind] = EXTRACTED_KINDS,
 ) -> Callable[[Iterable[Record]], Iterator[Record]]:
     """A pipeline stage with these settings (see `bib.pipeline.Stage`)."""
 
     def run(records: Iterable[Record]) -> Iterator[Record]:
-        return tag_stream(records, vocabulary=vocabulary, max_topics=max_topics)
+        return tag_stream(records, vocabulary=vocabulary, max_topics=max_topics, kinds=kinds)
 
     return run

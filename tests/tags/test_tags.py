@@ -137,3 +137,24 @@ def test_real_title_ranks_its_topics_but_a_derived_one_does_not(record) -> None:
 
     assert "knowledge-distillation" in topics(title=title)
     assert "knowledge-distillation" not in topics(title=title, title_derived=True)
+
+
+def test_only_the_kinds_asked_for_are_made(record) -> None:
+    link = Link("https://github.com/x/usmoe", LinkRole.CODE)
+    full = tagged(record(ABSTRACT, method="USMoE", links=(link,)))
+    for kinds in ({TagKind.TOPIC}, {TagKind.METHOD, TagKind.CODE}, {TagKind.DATASET}, set()):
+        some = tagged(record(ABSTRACT, method="USMoE", links=(link,)), kinds=kinds)
+        assert some.tags == tuple(t for t in full.tags if t.kind in kinds)
+
+
+def test_a_benchmark_tags_evaluation_even_when_contributions_are_not_made(record) -> None:
+    abstract = "We introduce a benchmark of 7,000 questions for temporal knowledge."
+    out = tagged(record(abstract), kinds={TagKind.TOPIC})
+    assert "evaluation" in [t.value for t in out.tags]
+
+
+def test_a_keyword_naming_a_kind_not_made_stays(record) -> None:
+    keyword = Tag(TagKind.TOPIC, "theory")
+    abstract = "We prove a generalization bound for transformers."
+    assert keyword not in tagged(record(abstract, tags=(keyword,))).tags
+    assert keyword in tagged(record(abstract, tags=(keyword,)), kinds={TagKind.TOPIC}).tags
