@@ -380,6 +380,7 @@ def _parse(src: _Source, start: int, end: int, depth: int) -> list[Node]:
     count = len(stops)
     n = bisect.bisect_left(stops, start)
     items: list[Node | _Delim] = []
+    delims = False
     pos = i = start
     while n < count:
         j = stops[n]
@@ -397,6 +398,7 @@ def _parse(src: _Source, start: int, end: int, depth: int) -> list[Node]:
             if pos < j:
                 items.append(s[pos:j])
             items.append(_delim(s, j, k, start, end))
+            delims = True
             pos = i = k
             continue
         node, k = None, j + 1
@@ -419,7 +421,9 @@ def _parse(src: _Source, start: int, end: int, depth: int) -> list[Node]:
         pos = i = k
     if pos < end:
         items.append(s[pos:end])
-    return _emphasis(items)
+    if delims:
+        return _emphasis(items)
+    return _literal(items) if len(items) > 1 else items
 
 
 _ASCII_PUNCT = frozenset(string.punctuation)
@@ -432,19 +436,24 @@ def _is_punct(ch: str) -> bool:
 
 
 def _delim(s: str, j: int, k: int, start: int, end: int) -> _Delim:
-    """CommonMark's flanking rules, with the edges of the parsed span counting as spaces."""
-    before = s[j - 1] if j > start else " "
-    after = s[k] if k < end else " "
+    """The run of `*` or `_` at `s[j:k]`; the edges of the parsed span count as spaces."""
+    char = s[j]
+    can_open, can_close = _flanking(char, s[j - 1] if j > start else " ", s[k] if k < end else " ")
+    return _Delim(char, k - j, can_open, can_close)
+
+
+@lru_cache(maxsize=4096)
+def _flanking(char: str, before: str, after: str) -> tuple[bool, bool]:
+    """CommonMark's flanking rules: whether a run of `char` can open, and close, emphasis."""
     before_space = before.isspace()
     after_space = after.isspace()
     before_punct = not before_space and _is_punct(before)
     after_punct = not after_space and _is_punct(after)
     left = not after_space and (not after_punct or before_space or before_punct)
     right = not before_space and (not before_punct or after_space or after_punct)
-    if s[j] == "_":
-        can_open = left and (not right or before_punct)
-        return _Delim("_", k - j, can_open, right and (not left or after_punct))
-    return _Delim("*", k - j, left, right)
+    if char == "_":
+        return left and (not right or before_punct), right and (not left or after_punct)
+    return left, right
 
 
 def _emphasis(items: list[Node | _Delim]) -> list[Node]:
@@ -452,7 +461,7 @@ def _emphasis(items: list[Node | _Delim]) -> list[Node]:
     out: list[Node | _Delim] = []
     openers: dict[str, list[int]] = {"*": [], "_": []}
     for item in items:
-        if not isinstance(item, _Delim):
+        if type(item) is not _Delim:
             out.append(item)
             continue
         stack = openers[item.char]
@@ -485,8 +494,8 @@ def _literal(items: list[Node | _Delim]) -> list[Node]:
     """Unpaired delimiters become text; adjacent text joins (so that `\\'eA` is one word)."""
     out: list[Node] = []
     for item in items:
-        text = item.char * item.count if isinstance(item, _Delim) else item
-        if isinstance(text, str) and out and type(out[-1]) is str:
+        text = item.char * item.count if type(item) is _Delim else item
+        if type(text) is str and out and type(out[-1]) is str:
             out[-1] += text
         else:
             out.append(text)
@@ -648,7 +657,9 @@ def to_latex(text: str, *, ascii: bool = False, protect: bool = False) -> str:
         result = _protect(text, marks) if protect else _escape(text, marks)
     else:
         out: list[str] = []
-        _render_latex(parse(text), protect, out)
+        # Without a backslash every text node is source text, so a source without LaTeX
+        # specials gives text nodes without them.
+        _render_latex(parse(text), protect, out, not _LATEX_SPECIALS.isdisjoint(marks))
         result = "".join(out)
     return to_ascii(result) if ascii else result
 
@@ -676,23 +687,24 @@ def _escaped(text: str, ascii: bool) -> str:
     return to_ascii(result) if ascii else result
 
 
-def _render_latex(nodes: list[Node], protect: bool, out: list[str]) -> None:
+def _render_latex(nodes: list[Node], protect: bool, out: list[str], escape: bool = True) -> None:
+    """Append the LaTeX of `nodes` to `out`; `escape=False`: text nodes hold no specials."""
     for node in nodes:
-        if isinstance(node, str):
-            out.append(_protect(node) if protect else _escape(node))
+        if type(node) is str:
+            out.append(_protect(node) if protect else _escape(node) if escape else node)
         elif isinstance(node, Math):
             out.append("{$" + node[0] + "$}" if protect else "$" + node[0] + "$")
         elif isinstance(node, Styled):
             out.append(_STYLE_LATEX[node[0]])
-            _render_latex(node[1], protect, out)
+            _render_latex(node[1], protect, out, escape)
             out.append("}")
         elif isinstance(node, Link):
-            _render_link(node, protect, out)
+            _render_link(node, protect, out, escape)
         else:
             out.append("{\\" + node[0] + "}")
 
 
-def _render_link(node: Link, protect: bool, out: list[str]) -> None:
+def _render_link(node: Link, protect: bool, out: list[str], escape: bool = True) -> None:
     url, children = node
     shown = _URL_IN_TEXT.fullmatch(url)
     # `\\url{...}` needs no protecting braces: its argument is a brace group, which styles
@@ -701,7 +713,7 @@ def _render_link(node: Link, protect: bool, out: list[str]) -> None:
     if link is None:
         link = _escape(url)
     if children and _plain(children) != url:
-        _render_latex(children, protect, out)
+        _render_latex(children, protect, out, escape)
         out.append(" (" + link + ")")
     else:
         out.append(link)
@@ -810,7 +822,14 @@ def to_text(text: str) -> str:
     marks = _marks(text)
     if _MARKUP.isdisjoint(marks):
         return _typeset(text, marks)
-    return clean(_plain(parse(text), typeset=True))
+    # Text nodes are source text, joined with what commands print, and markup that the
+    # parser takes out leaves a node boundary: a source without ligatures gives nodes
+    # without them, unless a command prints a ligature's character (`\-`, a backtick; a
+    # backtick in the source is caught by _may_ligate).
+    typeset = _may_ligate(text, marks) or (
+        b"\\" in marks and ("\\-" in text or "\\textasciigrave" in text)
+    )
+    return clean(_plain(parse(text), typeset=typeset))
 
 
 def _typeset(text: str, marks: bytes | None = None) -> str:
@@ -819,11 +838,15 @@ def _typeset(text: str, marks: bytes | None = None) -> str:
         if "-" not in text and "`" not in text and "'" not in text:
             return text
         marks = _marks(text)
-    # Every ligature holds `--`, `''` or a backtick. _marks keeps those characters in order,
-    # so what is not in `marks` is not in `text` (what is may be a false alarm: `a-b-c`).
-    if b"`" in marks or (b"--" in marks and "--" in text) or (b"''" in marks and "''" in text):
-        return _LIGATURE.sub(_ligature, text)
-    return text
+    return _LIGATURE.sub(_ligature, text) if _may_ligate(text, marks) else text
+
+
+def _may_ligate(text: str, marks: bytes) -> bool:
+    """Whether `text` (with `_marks(text)`) may hold a ligature; False is certain.
+
+    Every ligature holds `--`, `''` or a backtick. _marks keeps those characters in order,
+    so what is not in `marks` is not in `text` (what is may be a false alarm: `a-b-c`)."""
+    return b"`" in marks or (b"--" in marks and "--" in text) or (b"''" in marks and "''" in text)
 
 
 def _ligature(m: re.Match[str]) -> str:
@@ -833,7 +856,7 @@ def _ligature(m: re.Match[str]) -> str:
 def _plain(nodes: list[Node], *, typeset: bool = False) -> str:
     out: list[str] = []
     for node in nodes:
-        if isinstance(node, str):
+        if type(node) is str:
             out.append(_typeset(node) if typeset else node)
         elif isinstance(node, Math):
             out.append(_math_text(node[0]))
