@@ -86,38 +86,56 @@ _NAME_SPLIT = re.compile(r"\s+and\s+")
 
 def item(record: Record, tag_kinds: Iterable[TagKind] = DEFAULT_TAG_KINDS) -> dict[str, Any]:
     """One CSL-JSON item, validated; BibError naming the record when it is invalid."""
+    out = _item(record, tuple(tag_kinds))
+    _validate(out, lambda message: error(record, message))
+    return out
+
+
+def _item(record: Record, kinds: tuple[TagKind, ...]) -> dict[str, Any]:
+    # Written for speed (it runs once per record): a variable is set only when the record
+    # has the attribute and its value is not empty; the order of keys is the output's.
     key = checked_key(record)
-    kind = CSL_TYPES[record.entry_type]
-    out: dict[str, Any] = {"id": key, "type": kind, "citation-key": key}
-
-    def put(name: str, value: Any) -> None:
-        if value and name not in out:
-            out[name] = value
-
-    put("title", to_text(record.title))
-    put("author", [_name(a.family, a.given, a.literal) for a in record.authors if a.display])
-    put("container-title", clean(record.container_title))
-    put("event-title", clean(record.event_title or record.venue))
-    put("collection-title", clean(record.series))
-    put("publisher", clean(record.publisher))
+    out: dict[str, Any] = {"id": key, "type": CSL_TYPES[record.entry_type], "citation-key": key}
+    if value := to_text(record.title):
+        out["title"] = value
+    if record.authors and (
+        names := [_name(a.family, a.given, a.literal) for a in record.authors if a.display]
+    ):
+        out["author"] = names
+    if value := clean(record.container_title):
+        out["container-title"] = value
+    if value := clean(record.event_title or record.venue):
+        out["event-title"] = value
+    if value := clean(record.series):
+        out["collection-title"] = value
+    if value := clean(record.publisher):
+        out["publisher"] = value
     if record.year is not None:
         out["issued"] = {"date-parts": [[record.year]]}
-    put("DOI", clean(record.doi))
-    put("URL", clean(record.url))
+    if record.doi and (value := clean(record.doi)):
+        out["DOI"] = value
+    if record.links and (value := clean(record.url)):
+        out["URL"] = value
     if record.arxiv_id and record.entry_type == EntryType.PREPRINT:
-        put("number", f"arXiv:{clean(record.arxiv_id)}")
-        put("publisher", "arXiv")
-    put("abstract", to_text(record.abstract))
-    put("keyword", ", ".join(keywords(record, tuple(tag_kinds))))
-    links = [f"{label}: {url}" for label, url in extra_links(record)]
-    derived = DERIVED_TITLE_NOTE if record.title_derived else ""
-    put("note", join_sentences([derived, to_text(record.note), *links]))
-    custom = _put_fields(record, out)
+        out["number"] = f"arXiv:{clean(record.arxiv_id)}"
+        out.setdefault("publisher", "arXiv")
+    if value := to_text(record.abstract):
+        out["abstract"] = value
+    if value := ", ".join(keywords(record, kinds)):
+        out["keyword"] = value
+    note = [
+        DERIVED_TITLE_NOTE if record.title_derived else "",
+        to_text(record.note) if record.note else "",
+    ]
+    if record.links:
+        note += [f"{label}: {url}" for label, url in extra_links(record)]
+    if value := join_sentences(note):
+        out["note"] = value
+    custom = _put_fields(record, out) if record.fields else {}
     if record.arxiv_id:
         custom["arxiv"] = clean(record.arxiv_id)
     if custom:
         out["custom"] = custom
-    _validate(out, lambda message: error(record, message))
     return out
 
 
@@ -175,18 +193,27 @@ def validator() -> Draft7Validator:
 _VALID_SHAPES: set[Any] = set()
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def _shape(value: Any) -> Any:
-    if isinstance(value, str):
-        return ""
-    if isinstance(value, bool) or value is None:
-        return value
-    if isinstance(value, int | float):
-        return 0
-    if isinstance(value, list):
-        return tuple(_shape(v) for v in value)
+    """What validity depends on: keys, lengths and Python types (jsonschema tells JSON types
+    apart with isinstance, so the type decides). A container of scalars, the common case,
+    costs two C-level calls."""
     if isinstance(value, dict):
-        return tuple((k, _shape(v)) for k, v in value.items())
-    return ("?", repr(type(value)))
+        members = value.values()
+        types = tuple(map(type, members))
+        if not _SCALARS.issuperset(types):
+            pairs = zip(types, members, strict=True)
+            types = tuple([t if t in _SCALARS else _shape(v) for t, v in pairs])
+        return (dict, tuple(value), types)
+    if isinstance(value, list):
+        types = tuple(map(type, value))
+        if not _SCALARS.issuperset(types):
+            pairs = zip(types, value, strict=True)
+            types = tuple([t if t in _SCALARS else _shape(v) for t, v in pairs])
+        return (list, types)
+    return type(value)
 
 
 def _validate(candidate: dict[str, Any], fail: Any) -> None:
@@ -213,24 +240,62 @@ def dumps(items: Iterable[dict[str, Any]]) -> str:
 _encode_string = json.encoder.encode_basestring  # type: ignore[attr-defined]
 
 
+def _pretty_item(value: dict[str, Any]) -> str:
+    """`_pretty(value, "  ")` for an item, the value `stream` writes: its values are mostly
+    strings, encoded here without a call per value."""
+    lines = [
+        _MEMBER[key] + (_string(v) if type(v) is str else _pretty(v, "    "))
+        for key, v in value.items()
+    ]
+    return "{\n" + ",\n".join(lines) + "\n  }" if lines else "{}"
+
+
+# Bytes of UTF-8 text that JSON writes as they are (ensure_ascii=False): all but `"`, `\`
+# and control characters; a lone surrogate, encoded with surrogatepass, passes too.
+_JSON_VERBATIM = bytes(b for b in range(256) if b >= 0x20 and b not in b'"\\')
+
+
+def _string(text: str) -> str:
+    """`_encode_string(text)`; a long text with nothing to escape (an abstract) is quoted
+    after one bytes.translate, which is several times faster than the encoder's scan."""
+    if len(text) < 200 or text.encode("utf-8", "surrogatepass").translate(None, _JSON_VERBATIM):
+        return _encode_string(text)
+    return '"' + text + '"'
+
+
+class _Member(dict[str, str]):
+    """The start of an item's member line, `    "key": `, made once per key."""
+
+    def __missing__(self, key: str) -> str:
+        self[key] = text = f"    {_encode_string(str(key))}: "
+        return text
+
+
+_MEMBER = _Member()
+
+
 def _pretty(value: Any, indent: str) -> str:
     """`json.dumps(value, ensure_ascii=False, indent=2)`, byte for byte, several times faster
     (the standard library falls back to pure-Python encoding whenever `indent` is set)."""
-    if isinstance(value, str):
+    kind = type(value)
+    if kind is str:
         return _encode_string(value)
+    if kind is int:
+        return int.__repr__(value)
+    if kind is list or kind is tuple or isinstance(value, list | tuple):
+        if not value:
+            return "[]"
+        inner = indent + "  "
+        lines = [inner + _pretty(v, inner) for v in value]
+        return "[\n" + ",\n".join(lines) + f"\n{indent}]"
     if isinstance(value, dict):
         if not value:
             return "{}"
         inner = indent + "  "
-        body = ",\n".join(
-            f"{inner}{_encode_string(str(k))}: {_pretty(v, inner)}" for k, v in value.items()
-        )
-        return "{\n" + body + "\n" + indent + "}"
-    if isinstance(value, list | tuple):
-        if not value:
-            return "[]"
-        inner = indent + "  "
-        return "[\n" + ",\n".join(inner + _pretty(v, inner) for v in value) + "\n" + indent + "]"
+        lines = [f"{inner}{_encode_string(str(k))}: {_pretty(v, inner)}" for k, v in value.items()]
+        return "{\n" + ",\n".join(lines) + f"\n{indent}}}"
+    if isinstance(value, str):
+        return _encode_string(value)
     return json.dumps(value)
 
 
@@ -249,7 +314,7 @@ def stream(
     opening = "[\n  "
     for record in records:
         check_new_key(record, seen)
-        yield opening + _pretty(item(record, kinds), "  ")  # item() has validated it
+        yield opening + _pretty_item(item(record, kinds))  # item() has validated it
         opening = ",\n  "
     yield "[]\n" if opening.startswith("[") else "\n]\n"
 
