@@ -400,6 +400,7 @@ def _parse(src: _Source, start: int, end: int, depth: int) -> list[Node]:
             items.append(_delim(s, j, k, start, end))
             delims = True
             pos = i = k
+            n += k - j - 1  # the rest of the run: stops too, taken
             continue
         node, k = None, j + 1
         if depth < MAX_DEPTH:
@@ -470,7 +471,9 @@ def _emphasis(items: list[Node | _Delim]) -> list[Node]:
             opener = out[at]
             assert isinstance(opener, _Delim)
             use = 2 if opener.count >= 2 and item.count >= 2 else 1
-            inner = _literal(out[at + 1 :])
+            inner = out[at + 1 :]
+            if len(inner) != 1 or type(inner[0]) is _Delim:
+                inner = _literal(inner)
             del out[at + 1 :]
             for other in openers.values():
                 while other and other[-1] > at:

@@ -183,11 +183,17 @@ def _parse_name(text: str) -> dict[str, str]:
 
 @cache
 def validator() -> Draft7Validator:
-    """The compiled validator for one item of the official CSL-JSON schema."""
+    """The compiled validator for one item of the official CSL-JSON schema.
+
+    The schema is package data; tests/writers checks that it is a valid draft-07 schema
+    (checking it on every run took as long as writing a thousand records)."""
+    return Draft7Validator(item_schema())
+
+
+def item_schema() -> dict[str, Any]:
+    """The schema of one item: the array schema's `items`, with the shared definitions."""
     data = schema.load("csl-data.json")
-    item_schema = {**data["items"], "definitions": data["definitions"]}
-    Draft7Validator.check_schema(item_schema)
-    return Draft7Validator(item_schema)
+    return {**data["items"], "definitions": data["definitions"]}
 
 
 _VALID_SHAPES: set[Any] = set()
@@ -286,6 +292,8 @@ def _pretty(value: Any, indent: str) -> str:
         if not value:
             return "[]"
         inner = indent + "  "
+        if len(value) == 1:  # `date-parts`, one author: no list to build
+            return f"[\n{inner}{_pretty(value[0], inner)}\n{indent}]"
         lines = [inner + _pretty(v, inner) for v in value]
         return "[\n" + ",\n".join(lines) + f"\n{indent}]"
     if isinstance(value, dict):

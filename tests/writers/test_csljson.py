@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from jsonschema import Draft7Validator
 
 import schema
 from bib.errors import BibError
@@ -166,3 +167,8 @@ def test_items_are_ordered_by_key(make_record) -> None:
 def test_code_url_is_the_url_without_paper_link(make_record) -> None:
     out = csljson.item(make_record(links=(Link("https://github.com/a/b", LinkRole.CODE),)))
     assert out["URL"] == "https://github.com/a/b"
+
+
+def test_item_schema_is_a_valid_draft7_schema() -> None:
+    """csljson.validator() trusts the shipped schema file; this checks it."""
+    Draft7Validator.check_schema(csljson.item_schema())
