@@ -22,6 +22,7 @@ import json
 import re
 import string
 import unicodedata
+from collections.abc import Iterable
 from functools import cache, lru_cache
 from importlib import resources
 
@@ -277,9 +278,10 @@ class _Source:
 
     __slots__ = ("_braces", "_dollars", "stops", "text")
 
-    def __init__(self, text: str):
+    def __init__(self, text: str, marks: bytes | None = None):
+        present = _STOP_CHARS if marks is None else map(chr, _MARKUP.intersection(marks))
         self.text = text
-        self.stops = _positions(text, _STOP_CHARS)
+        self.stops = _positions(text, present)
         self._braces: dict[int, int] | None = None
         self._dollars: list[int] | None = None
 
@@ -297,7 +299,7 @@ class _Source:
         return self._dollars[i] if i < len(self._dollars) else None
 
 
-def _positions(text: str, chars: str) -> list[int]:
+def _positions(text: str, chars: Iterable[str]) -> list[int]:
     """Sorted positions of any of `chars` in `text` (str.find runs at memchr speed)."""
     out: list[int] = []
     for char in chars:
@@ -365,12 +367,13 @@ def clean(text: str) -> str:
 
 
 @lru_cache(maxsize=64)
-def parse(text: str) -> list[Node]:
+def parse(text: str, marks: bytes | None = None) -> list[Node]:
     """Read cleaned Record text into nodes; see the module docstring for what is structure.
+    `marks` (`_marks(text)`, when the caller has it) spares looking for absent characters.
 
     Cached (a few entries): each writer of a run parses the same abstract, one after the
     other. Callers only read the nodes."""
-    src = _Source(text)
+    src = _Source(text, marks)
     return _parse(src, 0, len(text), 0)
 
 
@@ -662,7 +665,7 @@ def to_latex(text: str, *, ascii: bool = False, protect: bool = False) -> str:
         out: list[str] = []
         # Without a backslash every text node is source text, so a source without LaTeX
         # specials gives text nodes without them.
-        _render_latex(parse(text), protect, out, not _LATEX_SPECIALS.isdisjoint(marks))
+        _render_latex(parse(text, marks), protect, out, not _LATEX_SPECIALS.isdisjoint(marks))
         result = "".join(out)
     return to_ascii(result) if ascii else result
 
@@ -832,7 +835,7 @@ def to_text(text: str) -> str:
     typeset = _may_ligate(text, marks) or (
         b"\\" in marks and ("\\-" in text or "\\textasciigrave" in text)
     )
-    return clean(_plain(parse(text), typeset=typeset))
+    return clean(_plain(parse(text, marks), typeset=typeset))
 
 
 def _typeset(text: str, marks: bytes | None = None) -> str:

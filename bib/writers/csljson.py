@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
-from functools import cache
+from collections.abc import Collection, Iterable, Iterator
+from functools import cache, lru_cache
 from typing import Any
 
 from jsonschema import Draft7Validator
@@ -102,13 +102,13 @@ def _item(record: Record, kinds: tuple[TagKind, ...]) -> dict[str, Any]:
         names := [_name(a.family, a.given, a.literal) for a in record.authors if a.display]
     ):
         out["author"] = names
-    if value := clean(record.container_title):
+    if value := _venue_text(record.container_title):
         out["container-title"] = value
-    if value := clean(record.event_title or record.venue):
+    if value := _venue_text(record.event_title or record.venue):
         out["event-title"] = value
-    if value := clean(record.series):
+    if value := _venue_text(record.series):
         out["collection-title"] = value
-    if value := clean(record.publisher):
+    if value := _venue_text(record.publisher):
         out["publisher"] = value
     if record.year is not None:
         out["issued"] = {"date-parts": [[record.year]]}
@@ -137,6 +137,10 @@ def _item(record: Record, kinds: tuple[TagKind, ...]) -> dict[str, Any]:
     if custom:
         out["custom"] = custom
     return out
+
+
+_venue_text = lru_cache(maxsize=4096)(clean)
+"""`clean`, remembered: container, event, series and publisher recur on every record."""
 
 
 def _put_fields(record: Record, out: dict[str, Any]) -> dict[str, Any]:
@@ -207,19 +211,20 @@ def _shape(value: Any) -> Any:
     apart with isinstance, so the type decides). A container of scalars, the common case,
     costs two C-level calls."""
     if isinstance(value, dict):
-        members = value.values()
-        types = tuple(map(type, members))
-        if not _SCALARS.issuperset(types):
-            pairs = zip(types, members, strict=True)
-            types = tuple([t if t in _SCALARS else _shape(v) for t, v in pairs])
-        return (dict, tuple(value), types)
+        return (dict, tuple(value), _member_shapes(value.values()))
     if isinstance(value, list):
-        types = tuple(map(type, value))
-        if not _SCALARS.issuperset(types):
-            pairs = zip(types, value, strict=True)
-            types = tuple([t if t in _SCALARS else _shape(v) for t, v in pairs])
-        return (list, types)
+        return (list, _member_shapes(value))
     return type(value)
+
+
+def _member_shapes(members: Collection[Any]) -> tuple[Any, ...]:
+    if len(members) == 1:  # `date-parts`, one author
+        return (_shape(next(iter(members))),)
+    types = tuple(map(type, members))
+    if _SCALARS.issuperset(types):
+        return types
+    pairs = zip(types, members, strict=True)
+    return tuple([t if t in _SCALARS else _shape(v) for t, v in pairs])
 
 
 def _validate(candidate: dict[str, Any], fail: Any) -> None:
@@ -250,7 +255,12 @@ def _pretty_item(value: dict[str, Any]) -> str:
     """`_pretty(value, "  ")` for an item, the value `stream` writes: its values are mostly
     strings, encoded here without a call per value."""
     lines = [
-        _MEMBER[key] + (_string(v) if type(v) is str else _pretty(v, "    "))
+        _MEMBER[key]
+        + (
+            (_encode_string(v) if len(v) < _LONG else _long_string(v))
+            if type(v) is str
+            else _pretty(v, "    ")
+        )
         for key, v in value.items()
     ]
     return "{\n" + ",\n".join(lines) + "\n  }" if lines else "{}"
@@ -261,10 +271,13 @@ def _pretty_item(value: dict[str, Any]) -> str:
 _JSON_VERBATIM = bytes(b for b in range(256) if b >= 0x20 and b not in b'"\\')
 
 
-def _string(text: str) -> str:
+_LONG = 200
+
+
+def _long_string(text: str) -> str:
     """`_encode_string(text)`; a long text with nothing to escape (an abstract) is quoted
     after one bytes.translate, which is several times faster than the encoder's scan."""
-    if len(text) < 200 or text.encode("utf-8", "surrogatepass").translate(None, _JSON_VERBATIM):
+    if text.encode("utf-8", "surrogatepass").translate(None, _JSON_VERBATIM):
         return _encode_string(text)
     return '"' + text + '"'
 
