@@ -3,9 +3,11 @@
 Validation is exact but cached by shape: the schema (schema/csl-data.json, draft-07)
 constrains values only through their JSON types, array lengths and the `type` enum, so two
 items with the same keys, the same value types, the same array lengths and the same `type`
-are valid or invalid together. Each item is reduced to that shape; a shape is checked with
-jsonschema once and remembered only when valid. tests/writers checks that the schema still
-has no value-dependent keyword besides `type`.
+are valid or invalid together. Each item is reduced to that shape (Python types stand for
+JSON types: jsonschema tells them apart with isinstance); a shape is checked with jsonschema
+once and remembered only when valid, so an invalid item always reaches jsonschema, which
+names the problem. tests/writers checks that the schema still has no value-dependent keyword
+besides `type`, and that the schema file is a valid draft-07 schema (docs/formats.md).
 """
 
 from __future__ import annotations
