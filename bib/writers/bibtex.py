@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
 
 from bibtexparser.bibdatabase import BibDatabase
 from bibtexparser.bwriter import BibTexWriter
@@ -164,7 +165,7 @@ def _entry(record: Record, dialect: str, ascii: bool, kinds: tuple[TagKind, ...]
         # BibTeX styles sort and label by `key` when there is no author (else plainnat warns
         # "to sort, need author or key"); biber needs no such help.
         fields["key"] = escape(label(record), ascii=ascii) or fields["ID"]
-    if value := to_latex(record.title, ascii=ascii, protect=True):
+    if value := _latex_text(record.title, ascii, True):
         fields["title"] = value
     container_title = escape(record.container_title, ascii=ascii)
     if container_title and container_first:
@@ -193,7 +194,7 @@ def _entry(record: Record, dialect: str, ascii: bool, kinds: tuple[TagKind, ...]
     # character, and NFC does not compose across ", ").
     if value := escape(", ".join(keywords(record, kinds)), ascii=ascii):
         fields["keywords"] = value
-    if value := to_latex(record.abstract, ascii=ascii):
+    if value := _latex_text(record.abstract, ascii, False):
         fields["abstract"] = value
     note = [
         DERIVED_TITLE_NOTE if record.title_derived else "",
@@ -210,6 +211,13 @@ def _entry(record: Record, dialect: str, ascii: bool, kinds: tuple[TagKind, ...]
     if record.fields:
         _put_extra_fields(record, fields, dialect, ascii)
     return fields
+
+
+@lru_cache(maxsize=8)
+def _latex_text(text: str, ascii: bool, protect: bool) -> str:
+    """`to_latex` of a title or an abstract, remembered: `bib convert` writes a record's
+    BibTeX and BibLaTeX one after the other, and these two are most of the work."""
+    return to_latex(text, ascii=ascii, protect=protect)
 
 
 def _put_extra_fields(record: Record, fields: dict[str, str], dialect: str, ascii: bool) -> None:
