@@ -78,6 +78,7 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udf
 # bytes.translate(None, these) is empty for printable ASCII: ten times faster than a regex scan
 _PRINTABLE_ASCII = bytes(range(0x20, 0x7F))
 _NOT_CONTROL_ASCII = _PRINTABLE_ASCII + b"\t\n\r"
+_SPACE_CONTROLS = "\x0b\x0c\x1c\x1d\x1e\x1f"  # whitespace to str.split(), dropped by _CONTROL
 _STOP = re.compile(r"[\\$*_`\[<]")
 _STOP_CHARS = "\\$*_`[<"
 _ESCAPABLE = frozenset("%&$#_{}*[]`~^<>|\\!().-+")
@@ -361,9 +362,16 @@ def clean(text: str) -> str:
         else text.isprintable()
     ) and "  " not in text:  # printable: no control character, no whitespace other than " "
         return text.strip()
-    if not text.isascii() or text.encode().translate(None, _NOT_CONTROL_ASCII):
-        text = _CONTROL.sub("", text)
-    return " ".join(text.split())  # str.split() splits where `\s` matches
+    if text.isascii():
+        if text.encode().translate(None, _NOT_CONTROL_ASCII):
+            text = _CONTROL.sub("", text)
+        return " ".join(text.split())  # str.split() splits where `\s` matches
+    # Often only odd whitespace (a no-break space): when collapsing it leaves printable text
+    # and no control character was whitespace, there was no control character to drop.
+    collapsed = " ".join(text.split())
+    if collapsed.isprintable() and not any(char in text for char in _SPACE_CONTROLS):
+        return collapsed
+    return " ".join(_CONTROL.sub("", text).split())
 
 
 @lru_cache(maxsize=64)

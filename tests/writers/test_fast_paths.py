@@ -96,7 +96,14 @@ def reference_to_text(text: str) -> str:
     return latex.clean(latex._plain(latex.parse(latex.clean(text)), typeset=True))
 
 
-@given(texts)
+# Whitespace and control characters, ASCII and not, side by side
+spaces = st.lists(
+    st.sampled_from(["a", "é", " ", "\xa0", "\t", "\n", "\x0b", "\x1c", "\x00", "\x85", "\u2028"]),
+    max_size=10,
+).map("".join)
+
+
+@given(st.one_of(texts, spaces))
 def test_clean_is_the_regex_definition(text: str) -> None:
     assert latex.clean(text) == reference_clean(text)
 
