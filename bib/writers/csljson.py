@@ -213,6 +213,8 @@ def _shape(value: Any) -> Any:
     apart with isinstance, so the type decides). A container of scalars, the common case,
     costs two C-level calls."""
     if isinstance(value, dict):
+        if _year_date(value) is not None:
+            return _YEAR_DATE_SHAPE
         return (dict, tuple(value), _member_shapes(value.values()))
     if isinstance(value, list):
         return (list, _member_shapes(value))
@@ -227,6 +229,25 @@ def _member_shapes(members: Collection[Any]) -> tuple[Any, ...]:
         return types
     pairs = zip(types, members, strict=True)
     return tuple([t if t in _SCALARS else _shape(v) for t, v in pairs])
+
+
+def _year_date(value: dict[Any, Any]) -> int | None:
+    """`y` when `value` is exactly `{"date-parts": [[y]]}` with an int `y`: the `issued` of
+    nearly every item, whose shape and JSON are then known without walking it (exact types
+    only, so that they are what the walk gives)."""
+    if len(value) != 1 or type(value) is not dict:
+        return None
+    parts = value.get("date-parts")
+    if type(parts) is not list or len(parts) != 1:
+        return None
+    date = parts[0]
+    if type(date) is not list or len(date) != 1 or type(date[0]) is not int:
+        return None
+    return date[0]
+
+
+_YEAR_DATE_SHAPE = (dict, ("date-parts",), _member_shapes([[[2026]]]))
+"""The shape of any `_year_date`, as the walk finds it."""
 
 
 def _validate(candidate: dict[str, Any], fail: Any) -> None:
@@ -312,14 +333,25 @@ def _pretty(value: Any, indent: str) -> str:
         lines = [inner + _pretty(v, inner) for v in value]
         return "[\n" + ",\n".join(lines) + f"\n{indent}]"
     if isinstance(value, dict):
-        if not value:
-            return "{}"
-        inner = indent + "  "
-        lines = [f"{inner}{_encode_string(str(k))}: {_pretty(v, inner)}" for k, v in value.items()]
-        return "{\n" + ",\n".join(lines) + f"\n{indent}}}"
+        year = _year_date(value)
+        return _pretty_dict(value, indent) if year is None else _year_date_text(year, indent)
     if isinstance(value, str):
         return _encode_string(value)
     return json.dumps(value)
+
+
+def _pretty_dict(value: dict[Any, Any], indent: str) -> str:
+    if not value:
+        return "{}"
+    inner = indent + "  "
+    lines = [f"{inner}{_encode_string(str(k))}: {_pretty(v, inner)}" for k, v in value.items()]
+    return "{\n" + ",\n".join(lines) + f"\n{indent}}}"
+
+
+@lru_cache(maxsize=256)
+def _year_date_text(year: int, indent: str) -> str:
+    """`_pretty` of `{"date-parts": [[year]]}`, remembered: a paper list has a few years."""
+    return _pretty_dict({"date-parts": [[year]]}, indent)
 
 
 def order_key(key: str) -> str:
