@@ -114,6 +114,21 @@ def _marks(text: str) -> bytes:
     return text.encode("utf-8", "surrogatepass").translate(None, _UNMARKED)
 
 
+# what translate deletes to leave the marks and any control character
+_UNMARKED_PRINTABLE = bytes(b for b in _UNMARKED if b >= 0x20 and b != 0x7F)
+_CONTROL_BYTES = frozenset([*range(0x20), 0x7F])
+
+
+def _clean_marks(text: str) -> tuple[str, bytes]:
+    """`clean(text)` and its `_marks`: for ASCII text, from one bytes.translate."""
+    if text.isascii():
+        marks = text.encode().translate(None, _UNMARKED_PRINTABLE)
+        if _CONTROL_BYTES.isdisjoint(marks) and "  " not in text:
+            return text.strip(), marks  # stripped spaces are no marks
+    text = clean(text)
+    return text, _marks(text)
+
+
 def _escape(text: str, marks: bytes | None = None) -> str:
     """Escape LaTeX specials (`marks`: `_marks(text)` when the caller has it)."""
     if marks is None:
@@ -663,10 +678,10 @@ def to_latex(text: str, *, ascii: bool = False, protect: bool = False) -> str:
     styles that lowercase titles keep them. `ascii` writes non-ASCII characters as LaTeX
     macros for classic BibTeX + pdflatex.
     """
-    text = clean(text)
-    if ascii:
+    text, marks = _clean_marks(text)
+    if ascii and not text.isascii():
         text = unicodedata.normalize("NFC", text)
-    marks = _marks(text)
+        marks = _marks(text)
     if _MARKUP.isdisjoint(marks):  # no markup at all: the common case
         result = _protect(text, marks) if protect else _escape(text, marks)
     else:
@@ -832,8 +847,7 @@ def to_text(text: str) -> str:
     """Record text -> plain Unicode: markdown stripped, commands dropped, math rendered, and
     TeX ligatures (`--`, `''`) shown as the characters the `.bib` prints, so that CSL-JSON
     says what the PDF says and a `.bib` read back gives the same text."""
-    text = clean(text)
-    marks = _marks(text)
+    text, marks = _clean_marks(text)
     if _MARKUP.isdisjoint(marks):
         return _typeset(text, marks)
     # Text nodes are source text, joined with what commands print, and markup that the

@@ -149,3 +149,9 @@ def test_brace_pairs_are_those_of_the_token_scan(text: str) -> None:
 @given(st.text(min_size=csljson._LONG))
 def test_long_json_strings_are_what_the_encoder_writes(text: str) -> None:
     assert csljson._long_string(text) == json.dumps(text, ensure_ascii=False)
+
+
+@given(st.one_of(texts, spaces))
+def test_clean_text_and_its_marks_come_from_one_scan_as_from_two(text: str) -> None:
+    cleaned = latex.clean(text)
+    assert latex._clean_marks(text) == (cleaned, latex._marks(cleaned))
