@@ -709,10 +709,11 @@ def _escape_short(text: str, ascii: bool) -> str:
 
 
 def _escaped(text: str, ascii: bool) -> str:
-    text = clean(text)
-    if ascii:
+    text, marks = _clean_marks(text)
+    if ascii and not text.isascii():
         text = unicodedata.normalize("NFC", text)
-    result = _escape(text)
+        marks = _marks(text)
+    result = _escape(text, marks)
     return to_ascii(result) if ascii else result
 
 
