@@ -22,6 +22,7 @@ import json
 import re
 import string
 import unicodedata
+from collections.abc import Iterable
 from functools import cache, lru_cache
 from importlib import resources
 
@@ -74,9 +75,12 @@ Node = str | Math | Styled | Link | Logo
 # --- characters ----------------------------------------------------------------------------
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
-_SPACE = re.compile(r"\s+")
-_DIRTY_ASCII = re.compile(r"[\x00-\x1f\x7f]")
+# bytes.translate(None, these) is empty for printable ASCII: ten times faster than a regex scan
+_PRINTABLE_ASCII = bytes(range(0x20, 0x7F))
+_NOT_CONTROL_ASCII = _PRINTABLE_ASCII + b"\t\n\r"
+_SPACE_CONTROLS = "\x0b\x0c\x1c\x1d\x1e\x1f"  # whitespace to str.split(), dropped by _CONTROL
 _STOP = re.compile(r"[\\$*_`\[<]")
+_STOP_CHARS = "\\$*_`[<"
 _ESCAPABLE = frozenset("%&$#_{}*[]`~^<>|\\!().-+")
 _LATEX_ESCAPES = {
     "\\": r"\textbackslash{}",
@@ -96,11 +100,49 @@ _LATEX_ESCAPES = {
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _LATEX_SPECIAL = re.compile(r"[\\{}$%&#_~^<>|]")
+_MARKED = "\\$*_`[<{}%&#~^>|-'"
+_UNMARKED = bytes(b for b in range(256) if chr(b) not in _MARKED)
+_MARKUP = frozenset(b"\\$*_`[<")  # the characters _STOP stops at
+_LATEX_SPECIALS = frozenset("".join(_LATEX_ESCAPES).encode())
+_BRACING = frozenset(b"\\{}")  # their escapes contain these: replacing one by one would mix
 
 
-def _escape(text: str) -> str:
-    """Escape LaTeX specials; a C-level scan finds the few there are (faster than translate)."""
-    return _LATEX_SPECIAL.sub(_escape_one, text)
+def _marks(text: str) -> bytes:
+    """The characters of `text` that markup, LaTeX or TeX ligatures give a meaning to, in
+    order: one C-level pass (bytes.translate, ten times faster than a regex scan) tells
+    plain text, the common case, from text that needs the parser or escapes."""
+    return text.encode("utf-8", "surrogatepass").translate(None, _UNMARKED)
+
+
+# what translate deletes to leave the marks and any control character
+_UNMARKED_PRINTABLE = bytes(b for b in _UNMARKED if b >= 0x20 and b != 0x7F)
+_CONTROL_BYTES = frozenset([*range(0x20), 0x7F])
+
+
+def _clean_marks(text: str) -> tuple[str, bytes]:
+    """`clean(text)` and its `_marks`: for ASCII text, from one bytes.translate."""
+    if text.isascii():
+        marks = text.encode().translate(None, _UNMARKED_PRINTABLE)
+        if _CONTROL_BYTES.isdisjoint(marks) and "  " not in text:
+            return text.strip(), marks  # stripped spaces are no marks
+    text = clean(text)
+    return text, _marks(text)
+
+
+def _escape(text: str, marks: bytes | None = None) -> str:
+    """Escape LaTeX specials (`marks`: `_marks(text)` when the caller has it)."""
+    if marks is None:
+        marks = _marks(text)
+    if _LATEX_SPECIALS.isdisjoint(marks):
+        return text
+    if not _BRACING.isdisjoint(marks):
+        return _LATEX_SPECIAL.sub(_escape_one, text)
+    # No escape contains another special than its own character, so one replace per
+    # character present gives what the regex gives, without scanning the text per match.
+    for byte in _LATEX_SPECIALS.intersection(marks):
+        char = chr(byte)
+        text = text.replace(char, _LATEX_ESCAPES[char])
+    return text
 
 
 def _escape_one(m: re.Match[str]) -> str:
@@ -238,32 +280,31 @@ _BRACE_TOKEN = re.compile(r"\\.|[{}]", re.S)
 # (biblatex stores every field as one): no %, #, ^, backslash, braces or spaces.
 _URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:[A-Za-z0-9\-._~:/?\[\]@!$&'()*+,;=]+")
 _WORD = re.compile(r"[^\W_]+")
+# A whole _WORD of ASCII text with a capital after its first character
+_ASCII_CAPITAL_INSIDE = re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9][A-Za-z0-9]*?[A-Z][A-Za-z0-9]*")
 
 
 # --- parsing -------------------------------------------------------------------------------
 
 
 class _Source:
-    """The text being parsed, with lazily built lookup tables shared by nested parses."""
+    """The text being parsed, with lookup tables shared by nested parses: where the parser
+    stops (found once, with str.find, instead of a regex scan per structure) and, lazily,
+    which braces pair up and where the dollars are."""
 
-    __slots__ = ("_braces", "_dollars", "text")
+    __slots__ = ("_braces", "_dollars", "stops", "text")
 
-    def __init__(self, text: str):
+    def __init__(self, text: str, marks: bytes | None = None):
+        present = _STOP_CHARS if marks is None else map(chr, _MARKUP.intersection(marks))
         self.text = text
+        self.stops = _positions(text, present)
         self._braces: dict[int, int] | None = None
         self._dollars: list[int] | None = None
 
     def group_end(self, start: int) -> int | None:
         """Index of the `}` closing the `{` at `start`, escaped braces skipped."""
         if self._braces is None:
-            self._braces = {}
-            stack: list[int] = []
-            for m in _BRACE_TOKEN.finditer(self.text):
-                token = m.group()
-                if token == "{":
-                    stack.append(m.start())
-                elif token == "}" and stack:
-                    self._braces[stack.pop()] = m.start()
+            self._braces = _brace_pairs(self.text)
         end = self._braces.get(start)
         return end if end is not None and end - start <= MAX_SPAN else None
 
@@ -272,6 +313,37 @@ class _Source:
             self._dollars = _unescaped(self.text, "$")
         i = bisect.bisect_right(self._dollars, after)
         return self._dollars[i] if i < len(self._dollars) else None
+
+
+def _positions(text: str, chars: Iterable[str]) -> list[int]:
+    """Sorted positions of any of `chars` in `text` (str.find runs at memchr speed)."""
+    out: list[int] = []
+    for char in chars:
+        i = text.find(char)
+        while i >= 0:
+            out.append(i)
+            i = text.find(char, i + 1)
+    out.sort()
+    return out
+
+
+def _brace_pairs(text: str) -> dict[int, int]:
+    """`{` position -> its `}`; a backslash escapes the character after it (a brace, or
+    another backslash), as the tokens `\\.|[{}]` read left to right."""
+    pairs: dict[int, int] = {}
+    stack: list[int] = []
+    escaped = -1
+    for i in _positions(text, "\\{}"):
+        if i == escaped:
+            continue
+        char = text[i]
+        if char == "\\":
+            escaped = i + 1
+        elif char == "{":
+            stack.append(i)
+        elif stack:
+            pairs[stack.pop()] = i
+    return pairs
 
 
 def _unescaped(text: str, char: str) -> list[int]:
@@ -299,32 +371,51 @@ class _Delim:
 
 def clean(text: str) -> str:
     """Drop control characters and NULs, collapse whitespace (a field is one paragraph)."""
-    if "  " not in text and (
-        _DIRTY_ASCII.search(text) is None if text.isascii() else text.isprintable()
-    ):  # isprintable(): no control character and no whitespace other than " "
+    if (
+        not text.encode().translate(None, _PRINTABLE_ASCII)
+        if text.isascii()
+        else text.isprintable()
+    ) and "  " not in text:  # printable: no control character, no whitespace other than " "
         return text.strip()
-    return _SPACE.sub(" ", _CONTROL.sub("", text)).strip()
+    if text.isascii():
+        if text.encode().translate(None, _NOT_CONTROL_ASCII):
+            text = _CONTROL.sub("", text)
+        return " ".join(text.split())  # str.split() splits where `\s` matches
+    # Often only odd whitespace (a no-break space): when collapsing it leaves printable text
+    # and no control character was whitespace, there was no control character to drop.
+    collapsed = " ".join(text.split())
+    if collapsed.isprintable() and not any(char in text for char in _SPACE_CONTROLS):
+        return collapsed
+    return " ".join(_CONTROL.sub("", text).split())
 
 
 @lru_cache(maxsize=64)
-def parse(text: str) -> list[Node]:
+def parse(text: str, marks: bytes | None = None) -> list[Node]:
     """Read cleaned Record text into nodes; see the module docstring for what is structure.
+    `marks` (`_marks(text)`, when the caller has it) spares looking for absent characters.
 
     Cached (a few entries): each writer of a run parses the same abstract, one after the
     other. Callers only read the nodes."""
-    src = _Source(text)
+    src = _Source(text, marks)
     return _parse(src, 0, len(text), 0)
 
 
 def _parse(src: _Source, start: int, end: int, depth: int) -> list[Node]:
     s = src.text
+    stops = src.stops
+    count = len(stops)
+    n = bisect.bisect_left(stops, start)
     items: list[Node | _Delim] = []
+    delims = False
     pos = i = start
-    while True:
-        m = _STOP.search(s, i, end)
-        if m is None:
+    while n < count:
+        j = stops[n]
+        if j >= end:
             break
-        j = m.start()
+        if j < i:  # inside what the last structure took
+            n = bisect.bisect_left(stops, i, n + 1)
+            continue
+        n += 1
         c = s[j]
         if c in "*_":
             k = j + 1
@@ -333,7 +424,9 @@ def _parse(src: _Source, start: int, end: int, depth: int) -> list[Node]:
             if pos < j:
                 items.append(s[pos:j])
             items.append(_delim(s, j, k, start, end))
+            delims = True
             pos = i = k
+            n += k - j - 1  # the rest of the run: stops too, taken
             continue
         node, k = None, j + 1
         if depth < MAX_DEPTH:
@@ -348,7 +441,6 @@ def _parse(src: _Source, start: int, end: int, depth: int) -> list[Node]:
             elif c == "<":
                 node, k = _autolink(s, j, end)
         if node is None:
-            i = j + 1
             continue
         if pos < j:
             items.append(s[pos:j])
@@ -356,7 +448,9 @@ def _parse(src: _Source, start: int, end: int, depth: int) -> list[Node]:
         pos = i = k
     if pos < end:
         items.append(s[pos:end])
-    return _emphasis(items)
+    if delims:
+        return _emphasis(items)
+    return _literal(items) if len(items) > 1 else items
 
 
 _ASCII_PUNCT = frozenset(string.punctuation)
@@ -369,19 +463,24 @@ def _is_punct(ch: str) -> bool:
 
 
 def _delim(s: str, j: int, k: int, start: int, end: int) -> _Delim:
-    """CommonMark's flanking rules, with the edges of the parsed span counting as spaces."""
-    before = s[j - 1] if j > start else " "
-    after = s[k] if k < end else " "
+    """The run of `*` or `_` at `s[j:k]`; the edges of the parsed span count as spaces."""
+    char = s[j]
+    can_open, can_close = _flanking(char, s[j - 1] if j > start else " ", s[k] if k < end else " ")
+    return _Delim(char, k - j, can_open, can_close)
+
+
+@lru_cache(maxsize=4096)
+def _flanking(char: str, before: str, after: str) -> tuple[bool, bool]:
+    """CommonMark's flanking rules: whether a run of `char` can open, and close, emphasis."""
     before_space = before.isspace()
     after_space = after.isspace()
     before_punct = not before_space and _is_punct(before)
     after_punct = not after_space and _is_punct(after)
     left = not after_space and (not after_punct or before_space or before_punct)
     right = not before_space and (not before_punct or after_space or after_punct)
-    if s[j] == "_":
-        can_open = left and (not right or before_punct)
-        return _Delim("_", k - j, can_open, right and (not left or after_punct))
-    return _Delim("*", k - j, left, right)
+    if char == "_":
+        return left and (not right or before_punct), right and (not left or after_punct)
+    return left, right
 
 
 def _emphasis(items: list[Node | _Delim]) -> list[Node]:
@@ -389,7 +488,7 @@ def _emphasis(items: list[Node | _Delim]) -> list[Node]:
     out: list[Node | _Delim] = []
     openers: dict[str, list[int]] = {"*": [], "_": []}
     for item in items:
-        if not isinstance(item, _Delim):
+        if type(item) is not _Delim:
             out.append(item)
             continue
         stack = openers[item.char]
@@ -398,7 +497,9 @@ def _emphasis(items: list[Node | _Delim]) -> list[Node]:
             opener = out[at]
             assert isinstance(opener, _Delim)
             use = 2 if opener.count >= 2 and item.count >= 2 else 1
-            inner = _literal(out[at + 1 :])
+            inner = out[at + 1 :]
+            if len(inner) != 1 or type(inner[0]) is _Delim:
+                inner = _literal(inner)
             del out[at + 1 :]
             for other in openers.values():
                 while other and other[-1] > at:
@@ -422,8 +523,8 @@ def _literal(items: list[Node | _Delim]) -> list[Node]:
     """Unpaired delimiters become text; adjacent text joins (so that `\\'eA` is one word)."""
     out: list[Node] = []
     for item in items:
-        text = item.char * item.count if isinstance(item, _Delim) else item
-        if isinstance(text, str) and out and type(out[-1]) is str:
+        text = item.char * item.count if type(item) is _Delim else item
+        if type(text) is str and out and type(out[-1]) is str:
             out[-1] += text
         else:
             out.append(text)
@@ -492,7 +593,9 @@ def _accent(s: str, command: str, k: int, end: int, *, letter: bool) -> tuple[st
     return None
 
 
+@lru_cache(maxsize=4096)
 def _harmless_math(body: str) -> bool:
+    """Whether `body` is math that compiles anywhere (cached: abstracts reuse `\\times`, `k`)."""
     if not body or not body.isascii() or len(body) > MAX_SPAN or _MATH_HARMFUL.search(body):
         return False
     if body[0].isspace() or body[-1].isspace() or body.endswith("\\"):
@@ -575,14 +678,17 @@ def to_latex(text: str, *, ascii: bool = False, protect: bool = False) -> str:
     styles that lowercase titles keep them. `ascii` writes non-ASCII characters as LaTeX
     macros for classic BibTeX + pdflatex.
     """
-    text = clean(text)
-    if ascii:
+    text, marks = _clean_marks(text)
+    if ascii and not text.isascii():
         text = unicodedata.normalize("NFC", text)
-    if _STOP.search(text) is None:  # no markup at all: the common case for titles and notes
-        result = _protect(text) if protect else _escape(text)
+        marks = _marks(text)
+    if _MARKUP.isdisjoint(marks):  # no markup at all: the common case
+        result = _protect(text, marks) if protect else _escape(text, marks)
     else:
         out: list[str] = []
-        _render_latex(parse(text), protect, out)
+        # Without a backslash every text node is source text, so a source without LaTeX
+        # specials gives text nodes without them.
+        _render_latex(parse(text, marks), protect, out, not _LATEX_SPECIALS.isdisjoint(marks))
         result = "".join(out)
     return to_ascii(result) if ascii else result
 
@@ -603,30 +709,32 @@ def _escape_short(text: str, ascii: bool) -> str:
 
 
 def _escaped(text: str, ascii: bool) -> str:
-    text = clean(text)
-    if ascii:
+    text, marks = _clean_marks(text)
+    if ascii and not text.isascii():
         text = unicodedata.normalize("NFC", text)
-    result = _escape(text)
+        marks = _marks(text)
+    result = _escape(text, marks)
     return to_ascii(result) if ascii else result
 
 
-def _render_latex(nodes: list[Node], protect: bool, out: list[str]) -> None:
+def _render_latex(nodes: list[Node], protect: bool, out: list[str], escape: bool = True) -> None:
+    """Append the LaTeX of `nodes` to `out`; `escape=False`: text nodes hold no specials."""
     for node in nodes:
-        if isinstance(node, str):
-            out.append(_protect(node) if protect else _escape(node))
+        if type(node) is str:
+            out.append(_protect(node) if protect else _escape(node) if escape else node)
         elif isinstance(node, Math):
             out.append("{$" + node[0] + "$}" if protect else "$" + node[0] + "$")
         elif isinstance(node, Styled):
             out.append(_STYLE_LATEX[node[0]])
-            _render_latex(node[1], protect, out)
+            _render_latex(node[1], protect, out, escape)
             out.append("}")
         elif isinstance(node, Link):
-            _render_link(node, protect, out)
+            _render_link(node, protect, out, escape)
         else:
             out.append("{\\" + node[0] + "}")
 
 
-def _render_link(node: Link, protect: bool, out: list[str]) -> None:
+def _render_link(node: Link, protect: bool, out: list[str], escape: bool = True) -> None:
     url, children = node
     shown = _URL_IN_TEXT.fullmatch(url)
     # `\\url{...}` needs no protecting braces: its argument is a brace group, which styles
@@ -635,26 +743,36 @@ def _render_link(node: Link, protect: bool, out: list[str]) -> None:
     if link is None:
         link = _escape(url)
     if children and _plain(children) != url:
-        _render_latex(children, protect, out)
+        _render_latex(children, protect, out, escape)
         out.append(" (" + link + ")")
     else:
         out.append(link)
 
 
-def _protect(text: str) -> str:
+def _protect(text: str, marks: bytes | None = None) -> str:
     """Brace words with a capital after their first letter (USMoE, LLM, dLLMs)."""
     if text.islower() or text.lower() == text:
-        return _escape(text)
+        return _escape(text, marks)
+    if marks is None:
+        marks = _marks(text)
+    plain = _LATEX_SPECIALS.isdisjoint(marks)
+    if plain and text.isascii():  # the common title: one substitution does it all
+        return _ASCII_CAPITAL_INSIDE.sub(_braced, text)
     out: list[str] = []
     pos = 0
     for m in _WORD.finditer(text):
         tail = m.group()[1:]
         if tail and tail.lower() != tail:
-            out.append(_escape(text[pos : m.start()]))
+            gap = text[pos : m.start()]
+            out.append(gap if plain else _escape(gap))
             out.append("{" + m.group() + "}")
             pos = m.end()
-    out.append(_escape(text[pos:]))
+    out.append(text[pos:] if plain else _escape(text[pos:]))
     return "".join(out)
+
+
+def _braced(m: re.Match[str]) -> str:
+    return "{" + m.group() + "}"
 
 
 def to_ascii(latex: str) -> str:
@@ -730,17 +848,34 @@ def to_text(text: str) -> str:
     """Record text -> plain Unicode: markdown stripped, commands dropped, math rendered, and
     TeX ligatures (`--`, `''`) shown as the characters the `.bib` prints, so that CSL-JSON
     says what the PDF says and a `.bib` read back gives the same text."""
-    text = clean(text)
-    if _STOP.search(text) is None:
-        return _typeset(text)
-    return clean(_plain(parse(text), typeset=True))
+    text, marks = _clean_marks(text)
+    if _MARKUP.isdisjoint(marks):
+        return _typeset(text, marks)
+    # Text nodes are source text, joined with what commands print, and markup that the
+    # parser takes out leaves a node boundary: a source without ligatures gives nodes
+    # without them, unless a command prints a ligature's character (`\-`, a backtick; a
+    # backtick in the source is caught by _may_ligate).
+    typeset = _may_ligate(text, marks) or (
+        b"\\" in marks and ("\\-" in text or "\\textasciigrave" in text)
+    )
+    return clean(_plain(parse(text, marks), typeset=typeset))
 
 
-def _typeset(text: str) -> str:
+def _typeset(text: str, marks: bytes | None = None) -> str:
     """TeX's ligatures, read left to right as TeX reads them (`!``` is `¡` then a backtick)."""
-    if "-" not in text and "`" not in text and "'" not in text:
-        return text
-    return _LIGATURE.sub(_ligature, text)
+    if marks is None:
+        if "-" not in text and "`" not in text and "'" not in text:
+            return text
+        marks = _marks(text)
+    return _LIGATURE.sub(_ligature, text) if _may_ligate(text, marks) else text
+
+
+def _may_ligate(text: str, marks: bytes) -> bool:
+    """Whether `text` (with `_marks(text)`) may hold a ligature; False is certain.
+
+    Every ligature holds `--`, `''` or a backtick. _marks keeps those characters in order,
+    so what is not in `marks` is not in `text` (what is may be a false alarm: `a-b-c`)."""
+    return b"`" in marks or (b"--" in marks and "--" in text) or (b"''" in marks and "''" in text)
 
 
 def _ligature(m: re.Match[str]) -> str:
@@ -750,7 +885,7 @@ def _ligature(m: re.Match[str]) -> str:
 def _plain(nodes: list[Node], *, typeset: bool = False) -> str:
     out: list[str] = []
     for node in nodes:
-        if isinstance(node, str):
+        if type(node) is str:
             out.append(_typeset(node) if typeset else node)
         elif isinstance(node, Math):
             out.append(_math_text(node[0]))

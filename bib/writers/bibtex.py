@@ -7,8 +7,10 @@ the entries written. Field order is fixed so that diffs between runs stay small.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
 
 from bibtexparser.bibdatabase import BibDatabase
 from bibtexparser.bwriter import BibTexWriter
@@ -114,6 +116,22 @@ DISPLAY_ORDER = [
 ]
 """Field order within an entry; any other field follows in alphabetical order."""
 
+_LAYOUT = {
+    dialect: {
+        kind: (
+            ENTRY_TYPES[dialect][kind],
+            _CONTAINER[dialect].get(kind, "howpublished"),
+            _PUBLISHER[dialect].get(kind, "publisher"),
+            DISPLAY_ORDER.index(_CONTAINER[dialect].get(kind, "howpublished"))
+            < DISPLAY_ORDER.index("eventtitle"),
+        )
+        for kind in EntryType
+    }
+    for dialect in DIALECTS
+}
+"""dialect -> entry type -> (BibTeX entry type, container field, publisher field, whether
+the container field comes before `eventtitle` in DISPLAY_ORDER)."""
+
 _FIELD_NAME = re.compile(r"[a-z][a-z0-9_:.+-]*")
 _NAME_NEEDS_BRACES = re.compile(r",|(?:^|\s)(?:and|others)(?:\s|$)", re.IGNORECASE)
 _VERBATIM_FIELDS = frozenset({"url", "doi", "eprint"})
@@ -129,47 +147,77 @@ def entry(
     """One bibtexparser entry dict (ENTRYTYPE, ID, fields) with LaTeX-safe values."""
     if dialect not in DIALECTS:
         raise error(record, f"unknown BibTeX dialect {dialect!r}")
+    return _entry(record, dialect, ascii, tuple(tag_kinds))
+
+
+def _entry(record: Record, dialect: str, ascii: bool, kinds: tuple[TagKind, ...]) -> dict[str, str]:
+    # Written for speed (it runs once per record and output): fields are set only when the
+    # record has the attribute, empty values are never stored, and the record's own fields
+    # come in DISPLAY_ORDER, so that only Record.fields need sorting (see `stream`).
     biblatex = dialect == "biblatex"
-    kind = record.entry_type
-    fields: dict[str, str] = {"ENTRYTYPE": ENTRY_TYPES[dialect][kind], "ID": checked_key(record)}
-
-    def put(name: str, value: str) -> None:
-        if value:
-            fields[name] = value
-
-    put("author", " and ".join(filter(None, (_name(a, ascii) for a in record.authors))))
-    if "author" not in fields and not biblatex:
+    entry_type, container, publisher, container_first = _LAYOUT[dialect][record.entry_type]
+    fields: dict[str, str] = {"ENTRYTYPE": entry_type, "ID": checked_key(record)}
+    if record.authors:
+        author = " and ".join(filter(None, [_name(a, ascii) for a in record.authors]))
+        if author:
+            fields["author"] = author
+    if not biblatex and "author" not in fields:
         # BibTeX styles sort and label by `key` when there is no author (else plainnat warns
         # "to sort, need author or key"); biber needs no such help.
         fields["key"] = escape(label(record), ascii=ascii) or fields["ID"]
-    put("title", to_latex(record.title, ascii=ascii, protect=True))
-    container = _CONTAINER[dialect].get(kind, "howpublished")
-    put(container, escape(record.container_title, ascii=ascii))
-    if biblatex:
-        put("eventtitle", escape(record.event_title or record.venue, ascii=ascii))
-    put("series", escape(record.series, ascii=ascii))
-    put(_PUBLISHER[dialect].get(kind, "publisher"), escape(record.publisher, ascii=ascii))
+    if value := _latex_text(record.title, ascii, True):
+        fields["title"] = value
+    container_title = escape(record.container_title, ascii=ascii)
+    if container_title and container_first:
+        fields[container] = container_title
+    if biblatex and (value := escape(record.event_title or record.venue, ascii=ascii)):
+        fields["eventtitle"] = value
+    if container_title and not container_first:
+        fields[container] = container_title
+    if value := escape(record.series, ascii=ascii):
+        fields["series"] = value
+    if value := escape(record.publisher, ascii=ascii):
+        fields[publisher] = value
     if record.year is not None:
-        put("date" if biblatex else "year", str(record.year))
-    put("doi", verbatim_value(record.doi))
-    if record.arxiv_id:
-        put("eprint", verbatim_value(record.arxiv_id))
+        fields["date" if biblatex else "year"] = str(record.year)
+    if record.doi and (value := verbatim_value(record.doi)):
+        fields["doi"] = value
+    if record.arxiv_id and (value := verbatim_value(record.arxiv_id)):
+        fields["eprint"] = value
         if biblatex:
-            put("eprinttype", "arxiv")
+            fields["eprinttype"] = "arxiv"
         else:
-            put("archivePrefix", "arXiv")
-    put("url", url_value(record.url))
-    put("keywords", ", ".join(escape(k, ascii=ascii) for k in keywords(record, tuple(tag_kinds))))
-    put("abstract", to_latex(record.abstract, ascii=ascii))
-    note = [DERIVED_TITLE_NOTE if record.title_derived else "", to_latex(record.note, ascii=ascii)]
-    links = [f"{label}: {link(url)}" for label, url in extra_links(record)]
+            fields["archivePrefix"] = "arXiv"
+    if record.links and (value := url_value(record.url)):
+        fields["url"] = value
+    # Keywords are clean text: escaping their list escapes each of them (escapes are per
+    # character, and NFC does not compose across ", ").
+    if value := escape(", ".join(keywords(record, kinds)), ascii=ascii):
+        fields["keywords"] = value
+    if value := _latex_text(record.abstract, ascii, False):
+        fields["abstract"] = value
+    note = [
+        DERIVED_TITLE_NOTE if record.title_derived else "",
+        to_latex(record.note, ascii=ascii) if record.note else "",
+    ]
+    links = [f"{label}: {link(url)}" for label, url in extra_links(record)] if record.links else []
     if biblatex:
-        put("note", join_sentences(note))
-        put("addendum", join_sentences(links))
-    else:
-        put("note", join_sentences(note + links))
-    _put_extra_fields(record, fields, dialect, ascii)
+        if value := join_sentences(note):
+            fields["note"] = value
+        if value := join_sentences(links):
+            fields["addendum"] = value
+    elif value := join_sentences(note + links):
+        fields["note"] = value
+    if record.fields:
+        _put_extra_fields(record, fields, dialect, ascii)
     return fields
+
+
+@lru_cache(maxsize=8)
+def _latex_text(text: str, ascii: bool, protect: bool) -> str:
+    """`to_latex` of a title or an abstract, remembered: `bib convert` writes a record's
+    BibTeX and BibLaTeX one after the other, and these two are most of the work."""
+    return to_latex(text, ascii=ascii, protect=protect)
 
 
 def _put_extra_fields(record: Record, fields: dict[str, str], dialect: str, ascii: bool) -> None:
@@ -227,16 +275,25 @@ def dumps(entries: list[dict[str, str]]) -> str:
     return text if not text or text.endswith("\n") else text + "\n"
 
 
-_DISPLAYED = frozenset(DISPLAY_ORDER)
+class _Rank(dict[str, tuple[int, int | str]]):
+    """Where a field goes: its DISPLAY_ORDER position, else after those, alphabetically."""
+
+    def __missing__(self, name: str) -> tuple[int, int | str]:
+        return (1, name)
+
+
+_RANK = _Rank({name: (0, i) for i, name in enumerate(DISPLAY_ORDER)})
 _NOT_FIELDS = frozenset({"ENTRYTYPE", "ID"})
 
 
 def format_entry(fields: dict[str, str]) -> str:
     """One entry exactly as `dumps` writes it (bibtexparser 1.4's BibTexWriter with our
     settings), without a database around it, so that entries can be written one by one."""
-    names = [name for name in DISPLAY_ORDER if name in fields]
-    names += [name for name in sorted(fields) if name not in _DISPLAYED and name not in _NOT_FIELDS]
-    body = "".join(f",\n  {name} = {{{fields[name]}}}" for name in names)
+    return _format(fields, sorted(fields.keys() - _NOT_FIELDS, key=_RANK.__getitem__))
+
+
+def _format(fields: dict[str, str], names: Iterable[str]) -> str:
+    body = "".join([f",\n  {name} = {{{fields[name]}}}" for name in names])
     return f"@{fields['ENTRYTYPE']}{{{fields['ID']}{body}\n}}\n"
 
 
@@ -259,7 +316,13 @@ def stream(
     separator = ""
     for record in records:
         check_new_key(record, seen)
-        yield separator + format_entry(entry(record, dialect=dialect, ascii=ascii, tag_kinds=kinds))
+        if dialect not in DIALECTS:
+            raise error(record, f"unknown BibTeX dialect {dialect!r}")
+        fields = _entry(record, dialect, ascii, kinds)
+        if record.fields:
+            yield separator + format_entry(fields)
+        else:  # ENTRYTYPE, ID, then fields already in DISPLAY_ORDER
+            yield separator + _format(fields, itertools.islice(fields, 2, None))
         separator = "\n"
 
 

@@ -3,17 +3,19 @@
 Validation is exact but cached by shape: the schema (schema/csl-data.json, draft-07)
 constrains values only through their JSON types, array lengths and the `type` enum, so two
 items with the same keys, the same value types, the same array lengths and the same `type`
-are valid or invalid together. Each item is reduced to that shape; a shape is checked with
-jsonschema once and remembered only when valid. tests/writers checks that the schema still
-has no value-dependent keyword besides `type`.
+are valid or invalid together. Each item is reduced to that shape (Python types stand for
+JSON types: jsonschema tells them apart with isinstance); a shape is checked with jsonschema
+once and remembered only when valid, so an invalid item always reaches jsonschema, which
+names the problem. tests/writers checks that the schema still has no value-dependent keyword
+besides `type`, and that the schema file is a valid draft-07 schema (docs/formats.md).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
-from functools import cache
+from collections.abc import Collection, Iterable, Iterator
+from functools import cache, lru_cache
 from typing import Any
 
 from jsonschema import Draft7Validator
@@ -86,39 +88,61 @@ _NAME_SPLIT = re.compile(r"\s+and\s+")
 
 def item(record: Record, tag_kinds: Iterable[TagKind] = DEFAULT_TAG_KINDS) -> dict[str, Any]:
     """One CSL-JSON item, validated; BibError naming the record when it is invalid."""
+    out = _item(record, tuple(tag_kinds))
+    _validate(out, lambda message: error(record, message))
+    return out
+
+
+def _item(record: Record, kinds: tuple[TagKind, ...]) -> dict[str, Any]:
+    # Written for speed (it runs once per record): a variable is set only when the record
+    # has the attribute and its value is not empty; the order of keys is the output's.
     key = checked_key(record)
-    kind = CSL_TYPES[record.entry_type]
-    out: dict[str, Any] = {"id": key, "type": kind, "citation-key": key}
-
-    def put(name: str, value: Any) -> None:
-        if value and name not in out:
-            out[name] = value
-
-    put("title", to_text(record.title))
-    put("author", [_name(a.family, a.given, a.literal) for a in record.authors if a.display])
-    put("container-title", clean(record.container_title))
-    put("event-title", clean(record.event_title or record.venue))
-    put("collection-title", clean(record.series))
-    put("publisher", clean(record.publisher))
+    out: dict[str, Any] = {"id": key, "type": CSL_TYPES[record.entry_type], "citation-key": key}
+    if value := to_text(record.title):
+        out["title"] = value
+    if record.authors and (
+        names := [_name(a.family, a.given, a.literal) for a in record.authors if a.display]
+    ):
+        out["author"] = names
+    if value := _venue_text(record.container_title):
+        out["container-title"] = value
+    if value := _venue_text(record.event_title or record.venue):
+        out["event-title"] = value
+    if value := _venue_text(record.series):
+        out["collection-title"] = value
+    if value := _venue_text(record.publisher):
+        out["publisher"] = value
     if record.year is not None:
         out["issued"] = {"date-parts": [[record.year]]}
-    put("DOI", clean(record.doi))
-    put("URL", clean(record.url))
+    if record.doi and (value := clean(record.doi)):
+        out["DOI"] = value
+    if record.links and (value := clean(record.url)):
+        out["URL"] = value
     if record.arxiv_id and record.entry_type == EntryType.PREPRINT:
-        put("number", f"arXiv:{clean(record.arxiv_id)}")
-        put("publisher", "arXiv")
-    put("abstract", to_text(record.abstract))
-    put("keyword", ", ".join(keywords(record, tuple(tag_kinds))))
-    links = [f"{label}: {url}" for label, url in extra_links(record)]
-    derived = DERIVED_TITLE_NOTE if record.title_derived else ""
-    put("note", join_sentences([derived, to_text(record.note), *links]))
-    custom = _put_fields(record, out)
+        out["number"] = f"arXiv:{clean(record.arxiv_id)}"
+        out.setdefault("publisher", "arXiv")
+    if value := to_text(record.abstract):
+        out["abstract"] = value
+    if value := ", ".join(keywords(record, kinds)):
+        out["keyword"] = value
+    note = [
+        DERIVED_TITLE_NOTE if record.title_derived else "",
+        to_text(record.note) if record.note else "",
+    ]
+    if record.links:
+        note += [f"{label}: {url}" for label, url in extra_links(record)]
+    if value := join_sentences(note):
+        out["note"] = value
+    custom = _put_fields(record, out) if record.fields else {}
     if record.arxiv_id:
         custom["arxiv"] = clean(record.arxiv_id)
     if custom:
         out["custom"] = custom
-    _validate(out, lambda message: error(record, message))
     return out
+
+
+_venue_text = lru_cache(maxsize=4096)(clean)
+"""`clean`, remembered: container, event, series and publisher recur on every record."""
 
 
 def _put_fields(record: Record, out: dict[str, Any]) -> dict[str, Any]:
@@ -165,28 +189,65 @@ def _parse_name(text: str) -> dict[str, str]:
 
 @cache
 def validator() -> Draft7Validator:
-    """The compiled validator for one item of the official CSL-JSON schema."""
+    """The compiled validator for one item of the official CSL-JSON schema.
+
+    The schema is package data; tests/writers checks that it is a valid draft-07 schema
+    (checking it on every run took as long as writing a thousand records)."""
+    return Draft7Validator(item_schema())
+
+
+def item_schema() -> dict[str, Any]:
+    """The schema of one item: the array schema's `items`, with the shared definitions."""
     data = schema.load("csl-data.json")
-    item_schema = {**data["items"], "definitions": data["definitions"]}
-    Draft7Validator.check_schema(item_schema)
-    return Draft7Validator(item_schema)
+    return {**data["items"], "definitions": data["definitions"]}
 
 
 _VALID_SHAPES: set[Any] = set()
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def _shape(value: Any) -> Any:
-    if isinstance(value, str):
-        return ""
-    if isinstance(value, bool) or value is None:
-        return value
-    if isinstance(value, int | float):
-        return 0
-    if isinstance(value, list):
-        return tuple(_shape(v) for v in value)
+    """What validity depends on: keys, lengths and Python types (jsonschema tells JSON types
+    apart with isinstance, so the type decides). A container of scalars, the common case,
+    costs two C-level calls."""
     if isinstance(value, dict):
-        return tuple((k, _shape(v)) for k, v in value.items())
-    return ("?", repr(type(value)))
+        if _year_date(value) is not None:
+            return _YEAR_DATE_SHAPE
+        return (dict, tuple(value), _member_shapes(value.values()))
+    if isinstance(value, list):
+        return (list, _member_shapes(value))
+    return type(value)
+
+
+def _member_shapes(members: Collection[Any]) -> tuple[Any, ...]:
+    if len(members) == 1:  # `date-parts`, one author
+        return (_shape(next(iter(members))),)
+    types = tuple(map(type, members))
+    if _SCALARS.issuperset(types):
+        return types
+    pairs = zip(types, members, strict=True)
+    return tuple([t if t in _SCALARS else _shape(v) for t, v in pairs])
+
+
+def _year_date(value: dict[Any, Any]) -> int | None:
+    """`y` when `value` is exactly `{"date-parts": [[y]]}` with an int `y`: the `issued` of
+    nearly every item, whose shape and JSON are then known without walking it (exact types
+    only, so that they are what the walk gives)."""
+    if len(value) != 1 or type(value) is not dict:
+        return None
+    parts = value.get("date-parts")
+    if type(parts) is not list or len(parts) != 1:
+        return None
+    date = parts[0]
+    if type(date) is not list or len(date) != 1 or type(date[0]) is not int:
+        return None
+    return date[0]
+
+
+_YEAR_DATE_SHAPE = (dict, ("date-parts",), _member_shapes([[[2026]]]))
+"""The shape of any `_year_date`, as the walk finds it."""
 
 
 def _validate(candidate: dict[str, Any], fail: Any) -> None:
@@ -213,25 +274,84 @@ def dumps(items: Iterable[dict[str, Any]]) -> str:
 _encode_string = json.encoder.encode_basestring  # type: ignore[attr-defined]
 
 
+def _pretty_item(value: dict[str, Any]) -> str:
+    """`_pretty(value, "  ")` for an item, the value `stream` writes: its values are mostly
+    strings, encoded here without a call per value."""
+    lines = [
+        _MEMBER[key]
+        + (
+            (_encode_string(v) if len(v) < _LONG else _long_string(v))
+            if type(v) is str
+            else _pretty(v, "    ")
+        )
+        for key, v in value.items()
+    ]
+    return "{\n" + ",\n".join(lines) + "\n  }" if lines else "{}"
+
+
+# Bytes of UTF-8 text that JSON writes as they are (ensure_ascii=False): all but `"`, `\`
+# and control characters; a lone surrogate, encoded with surrogatepass, passes too.
+_JSON_VERBATIM = bytes(b for b in range(256) if b >= 0x20 and b not in b'"\\')
+
+
+_LONG = 200
+
+
+def _long_string(text: str) -> str:
+    """`_encode_string(text)`; a long text with nothing to escape (an abstract) is quoted
+    after one bytes.translate, which is several times faster than the encoder's scan."""
+    if text.encode("utf-8", "surrogatepass").translate(None, _JSON_VERBATIM):
+        return _encode_string(text)
+    return '"' + text + '"'
+
+
+class _Member(dict[str, str]):
+    """The start of an item's member line, `    "key": `, made once per key."""
+
+    def __missing__(self, key: str) -> str:
+        self[key] = text = f"    {_encode_string(str(key))}: "
+        return text
+
+
+_MEMBER = _Member()
+
+
 def _pretty(value: Any, indent: str) -> str:
     """`json.dumps(value, ensure_ascii=False, indent=2)`, byte for byte, several times faster
     (the standard library falls back to pure-Python encoding whenever `indent` is set)."""
-    if isinstance(value, str):
+    kind = type(value)
+    if kind is str:
         return _encode_string(value)
-    if isinstance(value, dict):
-        if not value:
-            return "{}"
-        inner = indent + "  "
-        body = ",\n".join(
-            f"{inner}{_encode_string(str(k))}: {_pretty(v, inner)}" for k, v in value.items()
-        )
-        return "{\n" + body + "\n" + indent + "}"
-    if isinstance(value, list | tuple):
+    if kind is int:
+        return int.__repr__(value)
+    if kind is list or kind is tuple or isinstance(value, list | tuple):
         if not value:
             return "[]"
         inner = indent + "  "
-        return "[\n" + ",\n".join(inner + _pretty(v, inner) for v in value) + "\n" + indent + "]"
+        if len(value) == 1:  # `date-parts`, one author: no list to build
+            return f"[\n{inner}{_pretty(value[0], inner)}\n{indent}]"
+        lines = [inner + _pretty(v, inner) for v in value]
+        return "[\n" + ",\n".join(lines) + f"\n{indent}]"
+    if isinstance(value, dict):
+        year = _year_date(value)
+        return _pretty_dict(value, indent) if year is None else _year_date_text(year, indent)
+    if isinstance(value, str):
+        return _encode_string(value)
     return json.dumps(value)
+
+
+def _pretty_dict(value: dict[Any, Any], indent: str) -> str:
+    if not value:
+        return "{}"
+    inner = indent + "  "
+    lines = [f"{inner}{_encode_string(str(k))}: {_pretty(v, inner)}" for k, v in value.items()]
+    return "{\n" + ",\n".join(lines) + f"\n{indent}}}"
+
+
+@lru_cache(maxsize=256)
+def _year_date_text(year: int, indent: str) -> str:
+    """`_pretty` of `{"date-parts": [[year]]}`, remembered: a paper list has a few years."""
+    return _pretty_dict({"date-parts": [[year]]}, indent)
 
 
 def order_key(key: str) -> str:
@@ -249,7 +369,7 @@ def stream(
     opening = "[\n  "
     for record in records:
         check_new_key(record, seen)
-        yield opening + _pretty(item(record, kinds), "  ")  # item() has validated it
+        yield opening + _pretty_item(item(record, kinds))  # item() has validated it
         opening = ",\n  "
     yield "[]\n" if opening.startswith("[") else "\n]\n"
 

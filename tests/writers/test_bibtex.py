@@ -8,7 +8,7 @@ from bib.errors import BibError
 from bib.latex import decode, to_text
 from bib.record import Author, EntryType, Link, LinkRole, Tag, TagKind
 from bib.writers import DERIVED_TITLE_NOTE, render
-from bib.writers.bibtex import entry
+from bib.writers.bibtex import dumps, entry, stream
 
 
 def test_inproceedings_has_the_agreed_bibtex_fields(record) -> None:
@@ -233,3 +233,22 @@ def test_authorless_entry_without_method_is_labelled_by_its_first_title_words(ma
 def test_entry_with_authors_has_no_key_field(make_record) -> None:
     record = make_record(authors=(Author("Doe", "Jane"),))
     assert "key" not in entry(record, dialect="bibtex")
+
+
+@pytest.mark.parametrize("dialect", ["bibtex", "biblatex"])
+@pytest.mark.parametrize("ascii", [False, True])
+def test_streamed_entries_are_what_bibtexparsers_writer_writes(
+    make_record, nasty_records, dialect, ascii
+) -> None:
+    """`stream` formats entries itself (fields in DISPLAY_ORDER without sorting when the
+    record has no extra fields); bibtexparser's BibTexWriter is the reference."""
+    records = [
+        make_record(id=f"r{i}", key=f"r{i}{kind.value}", entry_type=kind, fields=fields)
+        for i, fields in enumerate([(), (("volume", "3"), ("zeta", "z"), ("address", "Paris"))])
+        for kind in EntryType
+    ]
+    records += [make_record(id="anon", key="anon2026", authors=(), event_title="")]
+    records = sorted(records + nasty_records, key=lambda r: r.key.lower())
+    entries = [entry(r, dialect=dialect, ascii=ascii) for r in records]
+    streamed = "".join(stream(records, dialect=dialect, ascii=ascii))
+    assert streamed == dumps(entries)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from jsonschema import Draft7Validator
 
 import schema
 from bib.errors import BibError
@@ -166,3 +167,17 @@ def test_items_are_ordered_by_key(make_record) -> None:
 def test_code_url_is_the_url_without_paper_link(make_record) -> None:
     out = csljson.item(make_record(links=(Link("https://github.com/a/b", LinkRole.CODE),)))
     assert out["URL"] == "https://github.com/a/b"
+
+
+def test_item_schema_is_a_valid_draft7_schema() -> None:
+    """csljson.validator() trusts the shipped schema file; this checks it."""
+    Draft7Validator.check_schema(csljson.item_schema())
+
+
+def test_invalid_record_is_an_error_naming_it_after_valid_ones_of_the_same_keys(
+    make_record,
+) -> None:
+    """A bool is no JSON number: same keys as a valid item, another shape, refused."""
+    csljson.item(make_record(year=2026))
+    with pytest.raises(BibError, match=r"record usmoe2026: invalid CSL-JSON at issued"):
+        list(csljson.stream([make_record(year=True)]))

@@ -1,0 +1,157 @@
+"""The writers' fast paths say exactly what their plain definitions say, for any text.
+
+bib.latex and bib.writers.csljson skip work when a cheap check proves it unneeded (a
+bytes.translate instead of a regex scan, no escaping or ligature pass over text nodes that
+cannot need one, a quoted JSON string without the encoder). Each property below compares
+one of them with the straightforward definition it replaces.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bib import latex
+from bib.writers import csljson
+
+PIECES = [
+    *"{}\\$%&#_^~*`[]()<>|@,=\"'!?-. \n\t\r\x00\x07\x0b\x1f\x7f\x85\xa0\u2028\u3000",
+    "--",
+    "''",
+    "``",
+    "!`",
+    "  ",
+    "\\-",
+    "\\`",
+    "\\textasciigrave{}",
+    "\\'e",
+    "\\textbf{",
+    "\\emph{x}",
+    "\\url{http://a.b/c}",
+    "$\\times$",
+    "$x$",
+    "**",
+    "_a_",
+    "](http://x)",
+    "[t](http://x--y)",
+    "<http://x>",
+    "`c`",
+    "USMoE",
+    "dLLMs",
+    "Ünï",
+]
+
+texts = st.lists(
+    st.one_of(
+        st.sampled_from(PIECES),
+        st.characters(blacklist_categories=("Cs",)),
+        st.text(alphabet="aZ -'`", max_size=4),
+    ),
+    max_size=40,
+).map("".join)
+
+# Few pieces, so that they meet: `-` beside `\-`, `'` beside `'`, `*` around them ...
+dense = st.lists(
+    st.sampled_from(["-", "\\-", "'", "`", "\\textasciigrave{}", "\\", "a", " ", "*", "$x$", "%"]),
+    max_size=12,
+).map("".join)
+texts = st.one_of(texts, dense)
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
+_SPECIAL = re.compile(r"[\\{}$%&#_~^<>|]")
+_WORD = re.compile(r"[^\W_]+")
+_BRACE_TOKEN = re.compile(r"\\.|[{}]", re.S)
+
+
+def reference_clean(text: str) -> str:
+    return re.sub(r"\s+", " ", _CONTROL.sub("", text)).strip()
+
+
+def reference_escape(text: str) -> str:
+    return _SPECIAL.sub(lambda m: latex._LATEX_ESCAPES[m.group()], text)
+
+
+def reference_protect(text: str) -> str:
+    out, pos = [], 0
+    for m in _WORD.finditer(text):
+        tail = m.group()[1:]
+        if tail and tail.lower() != tail:
+            out += [reference_escape(text[pos : m.start()]), "{" + m.group() + "}"]
+            pos = m.end()
+    return "".join([*out, reference_escape(text[pos:])])
+
+
+def reference_to_latex(text: str, protect: bool) -> str:
+    """Always parse, escape every text node."""
+    out: list[str] = []
+    latex._render_latex(latex.parse(latex.clean(text)), protect, out)
+    return "".join(out)
+
+
+def reference_to_text(text: str) -> str:
+    """Always parse, typeset every text node."""
+    return latex.clean(latex._plain(latex.parse(latex.clean(text)), typeset=True))
+
+
+# Whitespace and control characters, ASCII and not, side by side
+spaces = st.lists(
+    st.sampled_from(["a", "é", " ", "\xa0", "\t", "\n", "\x0b", "\x1c", "\x00", "\x85", "\u2028"]),
+    max_size=10,
+).map("".join)
+
+
+@given(st.one_of(texts, spaces))
+def test_clean_is_the_regex_definition(text: str) -> None:
+    assert latex.clean(text) == reference_clean(text)
+
+
+@given(texts)
+def test_escape_is_one_macro_per_special_character(text: str) -> None:
+    assert latex._escape(text) == reference_escape(text)
+
+
+@given(texts)
+def test_protect_braces_the_same_words_as_the_word_loop(text: str) -> None:
+    text = latex.clean(text)
+    assert latex._protect(text) == reference_protect(text)
+
+
+@given(texts, st.booleans())
+def test_to_latex_is_the_parsed_text_with_every_node_escaped(text: str, protect: bool) -> None:
+    assert latex.to_latex(text, protect=protect) == reference_to_latex(text, protect)
+
+
+@given(texts)
+def test_to_text_is_the_parsed_text_with_every_node_typeset(text: str) -> None:
+    assert latex.to_text(text) == reference_to_text(text)
+
+
+@given(texts)
+def test_plain_text_ligatures_are_the_regex_definition(text: str) -> None:
+    assert latex._typeset(text) == latex._LIGATURE.sub(latex._ligature, text)
+
+
+@given(texts)
+def test_brace_pairs_are_those_of_the_token_scan(text: str) -> None:
+    pairs: dict[int, int] = {}
+    stack: list[int] = []
+    for m in _BRACE_TOKEN.finditer(text):
+        if m.group() == "{":
+            stack.append(m.start())
+        elif m.group() == "}" and stack:
+            pairs[stack.pop()] = m.start()
+    assert latex._brace_pairs(text) == pairs
+
+
+@given(st.text(min_size=csljson._LONG))
+def test_long_json_strings_are_what_the_encoder_writes(text: str) -> None:
+    assert csljson._long_string(text) == json.dumps(text, ensure_ascii=False)
+
+
+@given(st.one_of(texts, spaces))
+def test_clean_text_and_its_marks_come_from_one_scan_as_from_two(text: str) -> None:
+    cleaned = latex.clean(text)
+    assert latex._clean_marks(text) == (cleaned, latex._marks(cleaned))
