@@ -37,6 +37,11 @@ class Plain:
         """The span in the verbatim abstract of plain `[start, end)`."""
         if self.pattern is None:
             return (start, end)
+        if self.pattern is _STARS:
+            source = self.source
+            if end > start:
+                return _after_stars(source, start), _after_stars(source, end - 1) + 1
+            return (_after_stars(source, start),) * 2
         starts, origins = self._segments()
         return (
             _origin(starts, origins, start),
@@ -58,9 +63,6 @@ class Plain:
 
     def _cuts(self) -> Iterator[tuple[int, int]]:
         """The ranges of `source` that `text` leaves out, in order."""
-        if self.pattern is _STARS:
-            yield from _star_runs(self.source)
-            return
         assert self.pattern is not None
         for match in self.pattern.finditer(self.source):
             if match.group("inner") is None:
@@ -70,16 +72,20 @@ class Plain:
                 yield match.end("inner"), match.end()
 
 
-def _star_runs(source: str) -> Iterator[tuple[int, int]]:
-    """Each run of stars once: what `_STARS` cuts (in pieces of up to three, which map the
-    same), found with `str.find` as a regex scan of the whole abstract costs ten times more."""
-    pos = source.find("*")
-    while pos >= 0:
-        end = pos + 1
+def _after_stars(source: str, pos: int) -> int:
+    """Where plain `pos` is in `source` when the plain text is `source` without its stars:
+    the segments `_STARS` leaves, walked only up to `pos` and without building them (a
+    star run cut in pieces of up to three maps the same), found with `str.find` as a regex
+    scan of the whole abstract costs ten times more."""
+    removed = 0
+    star = source.find("*")
+    while 0 <= star <= pos + removed:  # the run starts at or before plain `pos`
+        end = star + 1
         while source.startswith("*", end):
             end += 1
-        yield pos, end
-        pos = source.find("*", end)
+        removed += end - star
+        star = source.find("*", end)
+    return pos + removed
 
 
 def _origin(starts: list[int], origins: list[int], pos: int) -> int:
@@ -93,7 +99,7 @@ def plain(abstract: str) -> Plain:
     `str.replace` drops every star as `_STARS` would, in a tenth of the time of a regex
     scan; the regex runs only when an emphasis command is there to strip.
     """
-    if _COMMAND.search(abstract):
+    if "\\" in abstract and _COMMAND.search(abstract):
         return Plain(_MARKUP.sub(_keep_inner, abstract), abstract, _MARKUP)
     if "*" in abstract:
         return Plain(abstract.replace("*", ""), abstract, _STARS)

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from bib.extract.markup import Plain, anchored, plain
+from bib.extract.markup import anchored, plain
 from bib.record import Record, Span, Tag, TagKind, evolve
 
 _ADVERB = r"(?:\s+(?:\w+ly|also|further|thus|then|therefore|hence|now|here|first|finally|next))*"
@@ -267,7 +267,13 @@ def _count(text: str, name: str) -> int:
 
 def find_method(abstract: str) -> Method | None:
     """The contribution named by the abstract, or None when it names none."""
-    return _best(plain(abstract))
+    doc = plain(abstract)
+    best = _best(doc.text)
+    if best is None:
+        return None
+    return Method(
+        best.name, best.long_form, best.description, doc.source_span(best.start, best.end)
+    )
 
 
 def _candidates(text: str, triggers: list[re.Match[str]]) -> list[_Candidate]:
@@ -281,8 +287,7 @@ def _candidates(text: str, triggers: list[re.Match[str]]) -> list[_Candidate]:
     return found
 
 
-def _best(doc: Plain) -> Method | None:
-    text = doc.text
+def _best(text: str) -> _Candidate | None:
     triggers = anchored(_TRIGGER, text, TRIGGER_ANCHORS)
     if not triggers:
         return None
@@ -290,17 +295,15 @@ def _best(doc: Plain) -> Method | None:
     if not candidates:
         result = _RESULT.search(text)
         if result and result.group(1) not in text[: result.start()]:
-            name = result.group(1)
-            candidates = [_Candidate(name, result.start(1), result.end(1))]
-    if not candidates:
+            return _Candidate(result.group(1), result.start(1), result.end(1))
         return None
-    best = candidates[0]
-    if len(candidates) > 1:
-        counts = {c.name: _count(text, c.name) for c in candidates}
-        best = max(candidates, key=lambda c: (counts[c.name], -c.start))
-    return Method(
-        best.name, best.long_form, best.description, doc.source_span(best.start, best.end)
-    )
+    if len(candidates) == 1:
+        return candidates[0]
+    names = {c.name for c in candidates}
+    if len(names) == 1:  # one name introduced again: the first mention wins, as counts tie
+        return min(candidates, key=lambda c: c.start)
+    counts = {name: _count(text, name) for name in names}
+    return max(candidates, key=lambda c: (counts[c.name], -c.start))
 
 
 def tag_methods(records: Iterable[Record]) -> Iterator[Record]:
@@ -309,14 +312,11 @@ def tag_methods(records: Iterable[Record]) -> Iterator[Record]:
         if record.method or not record.abstract:
             yield record
             continue
-        method = find_method(record.abstract)
-        if method is None:
+        doc = plain(record.abstract)
+        best = _best(doc.text)
+        if best is None:
             yield record
             continue
-        tag = Tag(
-            TagKind.METHOD,
-            method.name,
-            method.long_form or method.description,
-            (method.evidence,),
-        )
-        yield evolve(record, method=method.name, tags=(*record.tags, tag))
+        span = doc.source_span(best.start, best.end)
+        tag = Tag(TagKind.METHOD, best.name, best.long_form or best.description, (span,))
+        yield evolve(record, method=best.name, tags=(*record.tags, tag))
