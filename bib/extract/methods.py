@@ -276,11 +276,26 @@ def _count(text: str, name: str) -> int:
     return found
 
 
+_NAMELESS: dict[str, None] = {}
+"""Abstracts lately found to name no method: derived titles ask again about each abstract
+that the methods stage found nameless, and a whole search costs tens of microseconds."""
+_NAMELESS_KEPT = 1024
+
+
+def _nameless(abstract: str) -> None:
+    if len(_NAMELESS) >= _NAMELESS_KEPT:
+        _NAMELESS.clear()
+    _NAMELESS[abstract] = None
+
+
 def find_method(abstract: str) -> Method | None:
     """The contribution named by the abstract, or None when it names none."""
+    if abstract in _NAMELESS:
+        return None
     doc = plain(abstract)
     best = _best(doc.text)
     if best is None:
+        _nameless(abstract)
         return None
     return Method(
         best.name, best.long_form, best.description, doc.source_span(best.start, best.end)
@@ -326,6 +341,7 @@ def tag_methods(records: Iterable[Record]) -> Iterator[Record]:
         doc = plain(record.abstract)
         best = _best(doc.text)
         if best is None:
+            _nameless(record.abstract)
             yield record
             continue
         span = doc.source_span(best.start, best.end)
