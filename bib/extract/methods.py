@@ -230,16 +230,20 @@ def _from_run(body: str, offset: int) -> _Candidate | None:
 
     Its description waits in `after` until the name wins (see `_Candidate.description`).
     """
-    run: list[str] = []
+    first = body[:1]
+    if not ("A" <= first <= "Z" or first.isdecimal()):  # what `_CAP_TOKEN` starts with
+        return None
     token = _CAP_TOKEN.match(body)
-    while token is not None:
+    if token is None:
+        return None
+    run = [token.group(0)]
+    end = token.end()
+    while len(run) < 4 and body.startswith(" ", end):
+        token = _CAP_TOKEN.match(body, end + 1)
+        if token is None:
+            break
         run.append(token.group(0))
         end = token.end()
-        if len(run) == 4 or not body.startswith(" ", end):
-            break
-        token = _CAP_TOKEN.match(body, end + 1)
-    if not run:
-        return None
     name = " ".join(run)
     fits = (len(run) == 1 and len(name) > 1) or all(w[0].isupper() for w in run[1:])
     if fits and _CONNECTOR.match(body, len(name)):
