@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from bib.extract.markup import Plain, anchored, plain
+from bib.extract.markup import anchored, plain
 from bib.record import Record, Span, Tag, TagKind, evolve
 
 _ADVERB = r"(?:\s+(?:\w+ly|also|further|thus|then|therefore|hence|now|here|first|finally|next))*"
@@ -46,6 +46,8 @@ TRIGGER_ANCHORS = (
 _TOKEN = r"[A-Z0-9][\w.]*?(?:[-\u2010][\w]+)*\+*"
 _CAP_TOKEN = re.compile(r"(?:[A-Z][\w]*|\d+[A-Za-z][\w]*)(?:[-\u2010][\w]+)*\+*")
 _ARTICLE = re.compile(r"(?:the|a|an)\s+", re.IGNORECASE)
+_ARTICLE_FIRST = "tTaA"
+"""What `_ARTICLE` can start with: other words are not tried against it."""
 _FUNCTION = frozenset(
     "of for and via with from in on to the a an through by under at as or".split()  # noqa: SIM905
 )
@@ -56,6 +58,7 @@ _SENTENCE_END = re.compile(r"[.!?](?:\s+(?=[A-Z*\\\[(])|\s*$)|[.!?](?=[A-Z][a-z]
 _CLAUSE_END = re.compile(
     r",?\s+(?:that|which|where|whose|who|to)\s|,\s*(?:which|that|where|whose)\b|;|:\s|\.(?:\s|$)"
 )
+_CLAUSE_HINTS = (";", ":", ".", "that", "wh", "to")
 _RESULT = re.compile(
     r"\b([A-Z][a-z0-9]+[A-Z][\w]*|[A-Z]{2,}[a-z][\w]*)\s+"
     r"(?:reduces|improves|achieves|outperforms|yields|delivers|attains|surpasses|enables)\b"
@@ -98,6 +101,11 @@ class _Candidate(NamedTuple):
 
 def _is_name_like(token: str) -> bool:
     """Coined names: USMoE, FairJudge, S2L-PO, EAGer; not ordinary capitalised words."""
+    if token.isascii():  # as below, where an upper-case character is a letter
+        upper = sum(map(str.isupper, token))
+        if upper != 1:
+            return upper > 1
+        return not token[0].isupper() or any(map(str.isdigit, token))
     letters = [c for c in token if c.isalpha()]
     if not letters:
         return False
@@ -115,11 +123,13 @@ def _is_title_word(word: str) -> bool:
 
 def _clause(text: str) -> str:
     """Text up to the end of its clause (a relative pronoun, `;`, `: ` or a full stop)."""
-    end = _CLAUSE_END.search(text)
+    # `_CLAUSE_END` finds nothing in a text without one of its hints (at a third of the cost)
+    end = _CLAUSE_END.search(text) if any(map(text.__contains__, _CLAUSE_HINTS)) else None
     clause = text[: end.start()] if end else text
     return clause.strip(" ,.;:")
 
 
+_NAMING_WORDS = ("named", "called", "dubbed")
 _NAMING_WORD = re.compile(r"^(?:named|called|dubbed)\s+")
 _SHORT_CLAUSE = re.compile(r"[^;.]*?(?=[;:]|\.(?:\s|$)|$|,\s)")
 _COMMA = re.compile(r"[,:;]")
@@ -137,7 +147,8 @@ def _description(after: str) -> str:
     if not after or after[0] not in ",:":
         return ""
     rest = after[1:].lstrip()
-    rest = _NAMING_WORD.sub("", rest)
+    if rest.startswith(_NAMING_WORDS):
+        rest = _NAMING_WORD.sub("", rest)
     if not rest or not (_ARTICLE.match(rest) or rest[0].isupper()):
         return ""
     clause = _clause(rest)
@@ -187,7 +198,7 @@ def _schwartz_hearst(words: list[str], letters: list[str]) -> str:
 
 def _from_object(obj: str, base: int) -> _Candidate | None:
     """A name introduced at the start of `obj` (the words after a trigger verb)."""
-    article = _ARTICLE.match(obj)
+    article = _ARTICLE.match(obj) if obj[:1] in _ARTICLE_FIRST else None
     body = obj[article.end() :] if article else obj
     offset = base + (article.end() if article else 0)
     paren = body.find("(")
@@ -219,16 +230,20 @@ def _from_run(body: str, offset: int) -> _Candidate | None:
 
     Its description waits in `after` until the name wins (see `_Candidate.description`).
     """
-    run: list[str] = []
+    first = body[:1]
+    if not ("A" <= first <= "Z" or first.isdecimal()):  # what `_CAP_TOKEN` starts with
+        return None
     token = _CAP_TOKEN.match(body)
-    while token is not None:
+    if token is None:
+        return None
+    run = [token.group(0)]
+    end = token.end()
+    while len(run) < 4 and body.startswith(" ", end):
+        token = _CAP_TOKEN.match(body, end + 1)
+        if token is None:
+            break
         run.append(token.group(0))
         end = token.end()
-        if len(run) == 4 or not body.startswith(" ", end):
-            break
-        token = _CAP_TOKEN.match(body, end + 1)
-    if not run:
-        return None
     name = " ".join(run)
     fits = (len(run) == 1 and len(name) > 1) or all(w[0].isupper() for w in run[1:])
     if fits and _CONNECTOR.match(body, len(name)):
@@ -265,9 +280,30 @@ def _count(text: str, name: str) -> int:
     return found
 
 
+_NAMELESS: dict[str, None] = {}
+"""Abstracts lately found to name no method: derived titles ask again about each abstract
+that the methods stage found nameless, and a whole search costs tens of microseconds."""
+_NAMELESS_KEPT = 1024
+
+
+def _nameless(abstract: str) -> None:
+    if len(_NAMELESS) >= _NAMELESS_KEPT:
+        _NAMELESS.clear()
+    _NAMELESS[abstract] = None
+
+
 def find_method(abstract: str) -> Method | None:
     """The contribution named by the abstract, or None when it names none."""
-    return _best(plain(abstract))
+    if abstract in _NAMELESS:
+        return None
+    doc = plain(abstract)
+    best = _best(doc.text)
+    if best is None:
+        _nameless(abstract)
+        return None
+    return Method(
+        best.name, best.long_form, best.description, doc.source_span(best.start, best.end)
+    )
 
 
 def _candidates(text: str, triggers: list[re.Match[str]]) -> list[_Candidate]:
@@ -281,8 +317,7 @@ def _candidates(text: str, triggers: list[re.Match[str]]) -> list[_Candidate]:
     return found
 
 
-def _best(doc: Plain) -> Method | None:
-    text = doc.text
+def _best(text: str) -> _Candidate | None:
     triggers = anchored(_TRIGGER, text, TRIGGER_ANCHORS)
     if not triggers:
         return None
@@ -290,17 +325,15 @@ def _best(doc: Plain) -> Method | None:
     if not candidates:
         result = _RESULT.search(text)
         if result and result.group(1) not in text[: result.start()]:
-            name = result.group(1)
-            candidates = [_Candidate(name, result.start(1), result.end(1))]
-    if not candidates:
+            return _Candidate(result.group(1), result.start(1), result.end(1))
         return None
-    best = candidates[0]
-    if len(candidates) > 1:
-        counts = {c.name: _count(text, c.name) for c in candidates}
-        best = max(candidates, key=lambda c: (counts[c.name], -c.start))
-    return Method(
-        best.name, best.long_form, best.description, doc.source_span(best.start, best.end)
-    )
+    if len(candidates) == 1:
+        return candidates[0]
+    names = {c.name for c in candidates}
+    if len(names) == 1:  # one name introduced again: the first mention wins, as counts tie
+        return min(candidates, key=lambda c: c.start)
+    counts = {name: _count(text, name) for name in names}
+    return max(candidates, key=lambda c: (counts[c.name], -c.start))
 
 
 def tag_methods(records: Iterable[Record]) -> Iterator[Record]:
@@ -309,14 +342,12 @@ def tag_methods(records: Iterable[Record]) -> Iterator[Record]:
         if record.method or not record.abstract:
             yield record
             continue
-        method = find_method(record.abstract)
-        if method is None:
+        doc = plain(record.abstract)
+        best = _best(doc.text)
+        if best is None:
+            _nameless(record.abstract)
             yield record
             continue
-        tag = Tag(
-            TagKind.METHOD,
-            method.name,
-            method.long_form or method.description,
-            (method.evidence,),
-        )
-        yield evolve(record, method=method.name, tags=(*record.tags, tag))
+        span = doc.source_span(best.start, best.end)
+        tag = Tag(TagKind.METHOD, best.name, best.long_form or best.description, (span,))
+        yield evolve(record, method=best.name, tags=(*record.tags, tag))

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 
 from bib.extract.markup import anchor_starts, plain
 from bib.extract.methods import Method, find_method
-from bib.record import Record, TagKind, evolve
+from bib.record import Record, Tag, TagKind, evolve
 
 MAX_WORDS = 12
 _MINOR = frozenset(
@@ -67,9 +67,14 @@ def _case(part: str, minor: bool) -> str:
 
 def title_case(text: str) -> str:
     """Title case that keeps acronyms and coined names (`LLM-as-a-Judge`, `KV`) as written."""
+    words = text.split()
+    if text.isascii() and text.islower() and "".join(words).isalpha():
+        # lower-case words and spaces only, the common case: each cased in one step
+        rest = [w if w in _MINOR else w.capitalize() for w in words[1:]]
+        return " ".join([words[0].capitalize(), *rest])
     out: list[str] = []
     first = True
-    for word in text.split():
+    for word in words:
         if "-" in word or "\u2013" in word:
             pieces = _DASH.split(word)
             middle = len(pieces) > 3  # `Small-to-Large`: inner minor parts stay lower
@@ -136,7 +141,7 @@ def from_claim(abstract: str) -> str:
 
 def _drop_hype(text: str) -> str:
     lowered = text.lower()
-    if any(hint in lowered for hint in _DROP_HINTS):
+    if any(map(lowered.__contains__, _DROP_HINTS)):
         return _DROP.sub("", text)
     return text
 
@@ -151,15 +156,23 @@ def derive_title(abstract: str, method: Method | None = None) -> str:
     return from_method(method) if method is not None else from_claim(abstract)
 
 
+def _method_tag(record: Record) -> Tag | None:
+    """The first METHOD tag naming the record's method."""
+    for tag in record.tags:
+        if tag.kind == TagKind.METHOD and tag.value == record.method:
+            return tag
+    return None
+
+
 def derive_titles(records: Iterable[Record]) -> Iterator[Record]:
     """Pipeline stage: give each untitled record a derived title, flagged as such."""
     for record in records:
         if record.title or not record.abstract:
             yield record
             continue
-        tags = [t for t in record.tags_of(TagKind.METHOD) if t.value == record.method]
-        if record.method and tags:
-            title = _named(record.method, tags[0].label)
+        tag = _method_tag(record) if record.method else None
+        if tag is not None:
+            title = _named(record.method, tag.label)
         else:
             title = derive_title(record.abstract)
         yield evolve(record, title=title, title_derived=True)

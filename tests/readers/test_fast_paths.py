@@ -12,8 +12,8 @@ import unicodedata
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from bib.extract import titles, urls
-from bib.extract.markup import _STARS, plain
+from bib.extract import methods, titles, urls
+from bib.extract.markup import _STARS, anchor_starts, plain
 from bib.identity import _HIDDEN, _WORD_BYTES, normalize_text
 
 
@@ -33,6 +33,13 @@ HYPE_TEXT = pieces(
     "K", "\u212a",
 )  # fmt: skip
 STAR_TEXT = pieces("*", "**", "****", "a", "b", " ", "\\", "\u00e9")
+NAME_TEXT = pieces("A", "Z", "b", "z", "1", "-", "+", ".", "\u00c9", "\u24b6", "\u0661")
+"""Capitals, small letters, digits (one Arabic-Indic), an accented capital and a circled
+capital (upper case, but not a letter)."""
+CLAUSE_TEXT = pieces(
+    "a", " ", ",", ";", ":", ".", "that", "which", "where", "whose", "who", "to", "\u00a0", "w"
+)
+ANCHOR_TEXT = pieces("we ", "We\n", "this work", "THIS PAPER", "x", "_", " ", "\u0130", "e")
 SPECIAL = "\u00df\u0130\u0131\u017f\ufb01\u2014\u2019 \\](Aa1"
 """Sharp s, dotted and dotless i, long s, a ligature, dashes and quotes, markup."""
 WORD_TEXT = st.text(
@@ -82,3 +89,38 @@ def _reference_normalize(text: str) -> str:
             if char > "\x7f" and not char.isalnum():
                 text = text.replace(char, " ")
     return b" ".join(text.encode("utf-8").translate(_WORD_BYTES).split()).decode("utf-8")
+
+
+@given(NAME_TEXT)
+def test_coined_names_are_told_as_the_letter_count_tells_them(token):
+    letters = [c for c in token if c.isalpha()]
+    upper = sum(c.isupper() for c in letters)
+    expected = bool(letters) and (
+        upper >= 2
+        or any(c.isupper() for c in token[1:])
+        or (any(c.isdigit() for c in token) and upper >= 1)
+    )
+    assert methods._is_name_like(token) == expected
+
+
+@given(CLAUSE_TEXT)
+def test_clause_ends_where_the_clause_regex_ends_it(text):
+    end = methods._CLAUSE_END.search(text)
+    expected = (text[: end.start()] if end else text).strip(" ,.;:")
+    assert methods._clause(text) == expected
+
+
+@given(ANCHOR_TEXT)
+@example("x\u0130we this work")
+def test_anchor_starts_are_the_word_starts_of_the_anchors(text):
+    anchors = ("we ", "we\n", "this work", "this paper")
+    lowered = text.lower()
+    expected = sorted(
+        {
+            pos
+            for anchor in anchors
+            for pos in range(len(lowered))
+            if lowered.startswith(anchor, pos) and (pos == 0 or not lowered[pos - 1].isalnum())
+        }
+    )
+    assert anchor_starts(text, anchors) == expected
