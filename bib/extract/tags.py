@@ -198,6 +198,9 @@ _BY_VERB: dict[str, tuple[int, ...]] = {
 }
 """Verb -> the cues (indices into _CUES) whose `after_we` it can start."""
 
+_ALL_CUES = tuple(range(len(_CUES)))
+_BENCHMARK_CUES = tuple(i for i, cue in enumerate(_CUES) if cue.value in BENCHMARK_CUES)
+
 _ODD_CASE = re.compile("[\u0130\u0131\u017f]")
 """The only characters that `re.IGNORECASE` matches to an ASCII letter but `str.lower` does not
 turn into it (U+0130, U+0131, U+017F); text with one of them takes the plain regex scan."""
@@ -271,17 +274,23 @@ def contribution_tags(
     """What kind of contribution the abstract claims, from cue phrases (only the cues whose
     value is in `values`, when given).
 
+    `words`: the hits over `word_view(text)` of an automaton holding `_STARTS`'s keys (and
+    others, whose values start no cue), for a caller that scanned already.
+    """
+    allowed = _ALL_CUES
+    if values is not None:
+        allowed = tuple(i for i, cue in enumerate(_CUES) if cue.value in values)
+    return _contributions(text, allowed, words)
+
+
+def _contributions(text: str, allowed: tuple[int, ...], words: Iterable[Any] | None) -> list[Tag]:
+    """`contribution_tags` for the cues `allowed` (indices into `_CUES`, found once).
+
     Where lower-casing keeps every offset and every match, the cues run on the lowered text,
     and a cue after `we` only where its verb (and object) is: trying every cue at every
-    `we` cost more than the rest of the tagging. `words`: the hits over `word_view(text)`
-    of an automaton holding `_STARTS`'s keys (and others, whose values start no cue), for a
-    caller that scanned already.
+    `we` cost more than the rest of the tagging.
     """
     lowered = text.lower()
-    if values is None:
-        allowed = range(len(_CUES))
-    else:
-        allowed = [i for i, cue in enumerate(_CUES) if cue.value in values]
     if not text.isascii() and (len(lowered) != len(text) or _ODD_CASE.search(text)):
         return _contribution_tags_scanned(text, allowed)
     if words is None:
@@ -419,9 +428,9 @@ def tag_record(
     words = list(_words(vocabulary).iter(view := word_view(text)))
     contributions: list[Tag] = []
     if TagKind.CONTRIBUTION in kinds:
-        contributions = contribution_tags(text, words)
+        contributions = _contributions(text, _ALL_CUES, words)
     elif topical:  # a benchmark contribution makes the paper about evaluation
-        contributions = contribution_tags(text, words, BENCHMARK_CUES)
+        contributions = _contributions(text, _BENCHMARK_CUES, words)
     if topical:
         benchmark = [t for t in contributions if t.value in BENCHMARK_CUES]
         evaluates = [s for t in benchmark for s in t.evidence if _EVALUATES.search(text, *s)]
