@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import pickle
 
-from bib.extract.tags import tag_records
+from bib.extract.tags import _tag, tag_records
 from bib.record import Link, LinkRole, Tag, TagKind
 
 ABSTRACT = (
@@ -158,3 +159,11 @@ def test_a_keyword_naming_a_kind_not_made_stays(record) -> None:
     abstract = "We prove a generalization bound for transformers."
     assert keyword not in tagged(record(abstract, tags=(keyword,))).tags
     assert keyword in tagged(record(abstract, tags=(keyword,)), kinds={TagKind.TOPIC}).tags
+
+
+def test_tag_made_by_setting_its_slots_is_the_tag_its_constructor_makes() -> None:
+    fields = [field.name for field in dataclasses.fields(Tag)]
+    assert fields == ["kind", "value", "label", "evidence"]
+    made, built = _tag(TagKind.TOPIC, "x", "X", ((0, 1),)), Tag(TagKind.TOPIC, "x", "X", ((0, 1),))
+    assert made == built and hash(made) == hash(built) and repr(made) == repr(built)
+    assert pickle.loads(pickle.dumps(made)) == built
