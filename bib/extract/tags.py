@@ -444,7 +444,9 @@ def tag_record(
     contributing = _CONTRIBUTION in kinds
     if not (topical or entities or contributing):
         return _finish(record, produced, [], kinds)
-    words = list(_words(vocabulary).iter(view := word_view(text)))
+    # the curated names' automaton, for the datasets and models; the cue words' alone is smaller
+    automaton = _words(vocabulary) if entities else _STARTS
+    words = list(automaton.iter(view := word_view(text)))
     contributions: list[Tag] = []
     if contributing:
         contributions = _contributions(text, _ALL_CUES, words)
