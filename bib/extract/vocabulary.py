@@ -19,6 +19,7 @@ import contextlib
 import hashlib
 import itertools
 import json
+import os
 import pickle
 import re
 import sys
@@ -493,6 +494,10 @@ def compile_topics(vocabulary: Vocabulary) -> CompiledTopics:
     )
 
 
+CACHED_VOCABULARIES = 8
+"""Compiled vocabularies kept in the cache (about 1 MB each): the ones used last."""
+
+
 def cache_dir() -> Path:
     """Where compiled vocabularies are kept between runs."""
     return Path(platformdirs.user_cache_dir("bib")) / "vocabulary"
@@ -515,8 +520,8 @@ def cached_compile(vocabulary: Vocabulary) -> CompiledTopics:
     with these topics) compiled it; else compiled and written there for the next run.
 
     A cache file that cannot be read is compiled again and replaced; a cache that cannot be
-    written is done without. Files of other code versions are removed when a new one is
-    written, so the directory holds one file per vocabulary in use.
+    written is done without. When a file is written, the files of other code versions and
+    all but the `CACHED_VOCABULARIES` used last are removed.
     """
     code = _code_version()
     topics = hashlib.sha256(repr(vocabulary.topics).encode()).hexdigest()[:32]
@@ -526,14 +531,26 @@ def cached_compile(vocabulary: Vocabulary) -> CompiledTopics:
     except Exception:  # missing, truncated, or not ours: any failure means compile again
         found = None
     if isinstance(found, CompiledTopics):
+        with contextlib.suppress(OSError):
+            os.utime(path)  # used last: kept longest
         return found
     compiled = compile_topics(vocabulary)
-    with contextlib.suppress(OSError):
+    with contextlib.suppress(OSError):  # a file gone meanwhile (another run pruned) included
         write_atomic(path, pickle.dumps(compiled, pickle.HIGHEST_PROTOCOL))
-        for stale in path.parent.glob("*.pickle"):
-            if not stale.name.startswith(code):
-                stale.unlink(missing_ok=True)
+        _prune(path.parent, code)
     return compiled
+
+
+def _prune(directory: Path, code: str) -> None:
+    kept = []
+    for path in directory.glob("*.pickle"):
+        if path.name.startswith(code):
+            kept.append((path.stat().st_mtime_ns, path))
+        else:
+            path.unlink(missing_ok=True)
+    kept.sort(reverse=True)
+    for _, path in kept[CACHED_VOCABULARIES:]:
+        path.unlink(missing_ok=True)
 
 
 # ---------------------------------------------------------------- loading

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import pickle
 from pathlib import Path
 
@@ -99,3 +100,25 @@ def test_files_of_another_code_version_are_removed_when_one_is_written(cache: Pa
     stale.write_bytes(b"old")
     fresh().compiled  # noqa: B018
     assert not stale.exists() and len(list(cache.glob("*.pickle"))) == 1
+
+
+def test_only_the_vocabularies_used_last_are_kept(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(vocab, "CACHED_VOCABULARIES", 2)
+
+    def small(slug: str) -> vocab.Vocabulary:
+        return vocab.Vocabulary(topics={slug: vocab.Topic(slug, f"{slug} learning")})
+
+    written: set[Path] = set()
+    for when, slug in enumerate(("first", "second"), start=1):
+        small(slug).compiled  # noqa: B018
+        (path,) = set(cache.glob("*.pickle")) - written
+        os.utime(path, ns=(when, when))  # used long ago, the first before the second
+        written.add(path)
+    small("first").compiled  # noqa: B018 -- read from the cache: used last now
+    small("third").compiled  # noqa: B018
+    assert len(list(cache.glob("*.pickle"))) == 2
+    monkeypatch.setattr(vocab, "compile_topics", compile_fails)
+    small("first").compiled  # noqa: B018
+    small("third").compiled  # noqa: B018
