@@ -7,7 +7,8 @@ Three figures, each the best of three runs in this one process (one core), timed
 seconds of this process (`time.process_time`) so that other jobs on a shared machine do
 not count against it:
 - topic matching (`match_topics`) with the full shipped vocabulary, compiled beforehand
-  (compiling once per run is part of the design; its time is reported separately);
+  (compiling once per run is part of the design; its time is reported separately, with
+  the time to read it back from the cache that later runs use);
 - the whole tagging stage (`tag_record`: topics, method, datasets, models, code, contribution);
 - YAKE (top 10 keyphrases) on a smaller sample, because it is about 100 times slower;
 - the design alternative: the same keys as one regular expression (an alternation, longest
@@ -27,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from bib.extract.tags import tag_record  # noqa: E402
 from bib.extract.topics import match_topics  # noqa: E402
-from bib.extract.vocabulary import compile_topics, shipped  # noqa: E402
+from bib.extract.vocabulary import Vocabulary, cached_compile, compile_topics, shipped  # noqa: E402
 from bib.record import Record  # noqa: E402
 
 SEEDS = ROOT / "seeds"
@@ -67,6 +68,10 @@ def main(argv: list[str] | None = None) -> None:
     started = time.perf_counter()
     compiled = compile_topics(vocabulary)
     compile_ms = 1000 * (time.perf_counter() - started)
+    cached_compile(Vocabulary(topics=dict(vocabulary.topics)))  # written to the cache if not there
+    started = time.perf_counter()
+    cached_compile(Vocabulary(topics=dict(vocabulary.topics)))
+    cached_ms = 1000 * (time.perf_counter() - started)
     ascii_share = sum(text.isascii() for text in seeds) / len(seeds)
     vocabulary.compiled  # noqa: B018 -- build the cached automata before timing
     phrases = compiled.phrases
@@ -99,7 +104,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     print(
         f"vocabulary: {len(vocabulary.topics)} topics, {phrases} surface forms, "
-        f"compiled in {compile_ms:.0f} ms"
+        f"compiled in {compile_ms:.0f} ms, read from the cache in {cached_ms:.1f} ms"
     )
     print(f"topic matching:      {topics:10,.0f} abstracts/s")
     print(f"whole tagging stage: {stage:10,.0f} abstracts/s")

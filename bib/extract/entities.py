@@ -120,13 +120,23 @@ def name_variants(name: str) -> set[str]:
     return out
 
 
+CUE_START, BENCH = 1, 2
+"""Marks of the automaton keys that find where a pattern may match (see `_pattern_datasets`):
+a word starting `benchmark`, `dataset` or `corpus`, and `bench` anywhere (in any case)."""
+_MARKED = {" benchmark": CUE_START, " dataset": CUE_START, " corpus": CUE_START, "bench": BENCH}
+
+Key = tuple[int, dict[str, tuple[str, Entity]] | None, None, int]
+
+
 @dataclass(frozen=True)
 class CompiledEntities:
     automaton: object
     """Over `word_view(text)`; values are `keys`'s."""
-    keys: dict[str, tuple[int, dict[str, tuple[str, Entity]], None]]
-    """Key -> `(length, {name as written: (kind, entity)}, None)`: the names that `word_view`
-    reads as the key (the `None` leaves room for other words in a shared automaton)."""
+    keys: dict[str, Key]
+    """Key -> `(length, {name as written: (kind, entity)}, None, mark)`: the names that
+    `word_view` reads as the key, or None, and its mark (0: none). `end - length` is the
+    offset in the text of the hit ending at `end` in the view (the `None` leaves room for
+    other words in a shared automaton)."""
     families: re.Pattern[str]
 
 
@@ -147,10 +157,13 @@ def _compile(datasets: tuple[Entity, ...], models: tuple[Entity, ...]) -> Compil
             for name in entity.names:
                 for variant in name_variants(name):
                     written[variant] = (kind, entity)
-    keys: dict[str, tuple[int, dict[str, tuple[str, Entity]], None]] = {}
+    keys: dict[str, Key] = {}
     for variant, value in written.items():
         key = word_view(variant)
-        keys.setdefault(key, (len(key) - 1, {}, None))[1][variant] = value
+        keys.setdefault(key, (len(key) - 1, {}, None, 0))[1][variant] = value  # type: ignore[index]
+    for key, mark in _MARKED.items():
+        length, forms, _, _ = keys.get(key, (len(key.strip()), None, None, 0))
+        keys[key] = (length, forms, None, mark)
     automaton = ahocorasick.Automaton()
     for key, value in keys.items():
         automaton.add_word(key, value)
@@ -208,7 +221,7 @@ def match_entities(
     taken: list[Span] = []
     if names is None:
         names = compiled.automaton.iter(word_view(text))
-    curated, versioned = _curated_hits(text, names)
+    curated, versioned, benches, cues = _curated_hits(text, names)
 
     for start, end, _kind, entity in _family_hits(text, compiled, curated, versioned):
         surface = text[start:end]
@@ -228,7 +241,7 @@ def match_entities(
             continue
         _add(datasets, entity.name, entity.name, (start, end))
         taken.append((start, end))
-    for start, end in _pattern_datasets(text):
+    for start, end in _pattern_datasets(text, benches, cues):
         name = text[start:end]
         if _overlaps((start, end), taken) or _excluded(name, method, vocabulary):
             continue
@@ -246,6 +259,8 @@ def match_entities(
 
 
 def _finish(found: dict[str, tuple[str, set[Span]]]) -> list[EntityMatch]:
+    if not found:
+        return []
     out = [
         EntityMatch(value, label, tuple(sorted(spans))) for value, (label, spans) in found.items()
     ]
@@ -259,15 +274,19 @@ def _overlaps(span: Span, taken: Iterable[Span]) -> bool:
 
 def _curated_hits(
     text: str, names: Iterable[Any]
-) -> tuple[list[tuple[int, int, str, Entity]], dict[int, Entity]]:
-    """Whole-word curated names (leftmost, longest), and where a model name starts a longer
-    word with a version (`Qwen4-8B`), for the family pattern to try."""
+) -> tuple[list[tuple[int, int, str, Entity]], dict[int, Entity], list[int], list[int]]:
+    """Whole-word curated names (leftmost, longest), where a model name starts a longer
+    word with a version (`Qwen4-8B`), for the family pattern to try, and the offsets of the
+    `BENCH` and `CUE_START` hits."""
     hits = []
     versioned: dict[int, Entity] = {}
-    for end, (length, forms, _) in names:
+    marked: tuple[list[int], list[int], list[int]] = ([], [], [])
+    for end, (length, forms, _, mark) in names:
+        start = end - length
+        if mark:
+            marked[mark].append(start)
         if forms is None:
             continue
-        start = end - length
         found = forms.get(text[start:end])
         if found is None:
             continue
@@ -277,13 +296,18 @@ def _curated_hits(
             hits.append((start, end + 1, kind, entity))
         elif kind == "model" and text[end + 1 : end + 2].isdigit():
             versioned.setdefault(start, entity)
+    _, cues, benches = marked
+    if len(cues) > 1:
+        cues.sort()
+    if len(hits) < 2:
+        return hits, versioned, benches, cues
     hits.sort(key=lambda h: (h[0], h[0] - h[1]))
     kept, reach = [], -1
     for hit in hits:
         if hit[0] >= reach:
             kept.append(hit)
             reach = hit[1]
-    return kept, versioned
+    return kept, versioned, benches, cues
 
 
 def _family_hits(
@@ -324,14 +348,6 @@ def _contextual_ok(
     )
 
 
-def _find_all(text: str, words: Iterable[str]) -> Iterator[int]:
-    for word in words:
-        at = text.find(word)
-        while at != -1:
-            yield at
-            at = text.find(word, at + 1)
-
-
 def finditer_at(
     pattern: re.Pattern[str], text: str, starts: Iterable[int]
 ) -> Iterator[re.Match[str]]:
@@ -365,11 +381,12 @@ def _sized_starts(text: str) -> list[int]:
     return sorted(starts)
 
 
-def _bench_starts(text: str) -> list[int]:
+def _bench_starts(text: str, benches: Iterable[int]) -> list[int]:
     """Where a `_BENCH` match may start: a capital that opens the run of name characters
-    (`\\w*.+-`) ending in `Bench`/`bench`, or follows a `.`, `+` or `-` inside that run."""
+    (`\\w*.+-`) ending in `Bench`/`bench` (at one of `benches`), or follows a `.`, `+` or
+    `-` inside that run."""
     starts: set[int] = set()
-    for end in _find_all(text, ("Bench", "bench")):
+    for end in benches:
         at = end
         while at and (text[at - 1].isalnum() or text[at - 1] in "_*.+-"):
             at -= 1
@@ -381,16 +398,17 @@ def _bench_starts(text: str) -> list[int]:
     return sorted(starts)
 
 
-def _pattern_datasets(text: str) -> list[Span]:
-    # Each pattern needs a literal word (case-sensitive); `in` rules most abstracts out cheaply.
+def _pattern_datasets(text: str, benches: list[int], cues: list[int]) -> list[Span]:
+    """Spans of the names that the patterns find. `benches`, `cues`: where `bench` occurs
+    and where a word starts `benchmark`, `dataset` or `corpus`, in any case (the marked hits
+    of the automaton pass, sorted): the patterns, which need them as written, are tried only
+    there (finding them with `str.find` took as long as the rest)."""
     spans: list[Span] = []
-    if "ench" in text:
-        spans += [m.span() for m in finditer_at(_BENCH, text, _bench_starts(text))]
-    benchmark_or_dataset = "benchmark" in text or "dataset" in text
-    if not benchmark_or_dataset and "corpus" not in text:
+    if benches:
+        spans += [m.span() for m in finditer_at(_BENCH, text, _bench_starts(text, benches))]
+    if not cues:
         return spans
-    cues = sorted(_find_all(text, ("benchmark", "dataset", "corpus")))
-    matches = list(finditer_at(_LIST_AFTER_CUE, text, cues)) if benchmark_or_dataset else []
+    matches = list(finditer_at(_LIST_AFTER_CUE, text, cues))
     for cue in finditer_at(_CUE_WORD, text, cues):
         reach = max(0, cue.start() - 160)
         outside = _LAST_OUTSIDE_LIST.match(text, reach, cue.start())

@@ -19,6 +19,9 @@ from bib.extract.vocabulary import Vocabulary, shipped, word_view
 from bib.record import LinkRole, Record, Span, Tag, TagKind, evolve
 
 DEFAULT_MAX_TOPICS = 8
+_METHOD, _TOPIC, _DATASET, _MODEL = TagKind.METHOD, TagKind.TOPIC, TagKind.DATASET, TagKind.MODEL
+_CODE, _CONTRIBUTION = TagKind.CODE, TagKind.CONTRIBUTION
+"""The kinds as module constants: a member read from the enum class costs five of these."""
 EVALUATION_TOPIC = "evaluation"
 """The topic a paper that contributes a benchmark or dataset is about, whatever else it is."""
 EXTRACTED_KINDS = frozenset(TagKind)
@@ -198,9 +201,29 @@ _BY_VERB: dict[str, tuple[int, ...]] = {
 }
 """Verb -> the cues (indices into _CUES) whose `after_we` it can start."""
 
+_ALL_CUES = tuple(range(len(_CUES)))
+_BENCHMARK_CUES = tuple(i for i, cue in enumerate(_CUES) if cue.value in BENCHMARK_CUES)
+
 _ODD_CASE = re.compile("[\u0130\u0131\u017f]")
 """The only characters that `re.IGNORECASE` matches to an ASCII letter but `str.lower` does not
 turn into it (U+0130, U+0131, U+017F); text with one of them takes the plain regex scan."""
+
+
+_SET_KIND, _SET_VALUE, _SET_LABEL, _SET_EVIDENCE = (
+    getattr(Tag, name).__set__ for name in ("kind", "value", "label", "evidence")
+)
+
+
+def _tag(kind: TagKind, value: str, label: str, evidence: tuple[Span, ...]) -> Tag:
+    """`Tag(kind, value, label, evidence)` at 60% of the cost, for the tags of every record:
+    a frozen dataclass's `__init__` sets each field through `object.__setattr__`, where this
+    sets the slots straight (the same tag; tests/tags/test_tags.py checks the fields)."""
+    tag = object.__new__(Tag)
+    _SET_KIND(tag, kind)
+    _SET_VALUE(tag, value)
+    _SET_LABEL(tag, label)
+    _SET_EVIDENCE(tag, evidence)
+    return tag
 
 
 def whole_word_spans(text: str, name: str) -> list[Span]:
@@ -227,12 +250,11 @@ def _method_tag(record: Record) -> Tag | None:
         return None
     spans = set(whole_word_spans(record.abstract, method))
     label = ""
-    kind = TagKind.METHOD
     for tag in record.tags:
-        if tag.kind is kind and tag.value == method:
+        if tag.kind is _METHOD and tag.value == method:
             spans.update(tag.evidence)
             label = label or tag.label
-    return Tag(kind, method, label or method, tuple(sorted(spans)))
+    return _tag(_METHOD, method, label or method, tuple(sorted(spans)))
 
 
 _CODE_ROLES = frozenset([LinkRole.CODE, LinkRole.PROJECT])
@@ -252,7 +274,7 @@ def _code_tag(record: Record) -> Tag | None:
                 spans.add((start, start + len(variant)))
                 break
     kept = _outermost(spans)
-    return Tag(TagKind.CODE, "code", urls[0], tuple(sorted(kept)))
+    return _tag(_CODE, "code", urls[0], tuple(sorted(kept)))
 
 
 def _outermost(spans: Iterable[Span]) -> list[Span]:
@@ -271,24 +293,30 @@ def contribution_tags(
     """What kind of contribution the abstract claims, from cue phrases (only the cues whose
     value is in `values`, when given).
 
+    `words`: the hits over `word_view(text)` of an automaton holding `_STARTS`'s keys (and
+    others, whose values start no cue), for a caller that scanned already.
+    """
+    allowed = _ALL_CUES
+    if values is not None:
+        allowed = tuple(i for i, cue in enumerate(_CUES) if cue.value in values)
+    return _contributions(text, allowed, words)
+
+
+def _contributions(text: str, allowed: tuple[int, ...], words: Iterable[Any] | None) -> list[Tag]:
+    """`contribution_tags` for the cues `allowed` (indices into `_CUES`, found once).
+
     Where lower-casing keeps every offset and every match, the cues run on the lowered text,
     and a cue after `we` only where its verb (and object) is: trying every cue at every
-    `we` cost more than the rest of the tagging. `words`: the hits over `word_view(text)`
-    of an automaton holding `_STARTS`'s keys (and others, whose values start no cue), for a
-    caller that scanned already.
+    `we` cost more than the rest of the tagging.
     """
     lowered = text.lower()
-    if values is None:
-        allowed = range(len(_CUES))
-    else:
-        allowed = [i for i, cue in enumerate(_CUES) if cue.value in values]
     if not text.isascii() and (len(lowered) != len(text) or _ODD_CASE.search(text)):
         return _contribution_tags_scanned(text, allowed)
     if words is None:
         words = _STARTS.iter(word_view(text))
     found: dict[int, list[Span]] = {}  # cue (index into _CUES) -> spans
     starts: dict[int, list[int]] = {}  # cue -> where its anywhere-regex may match
-    for end, (back, _, kinds) in words:
+    for end, (back, _, kinds, _) in words:
         if kinds is None:
             continue
         at = end - back
@@ -309,9 +337,8 @@ def contribution_tags(
             spans = [m.span() for m in finditer_at(cue.anywhere_lowered, lowered, at)]
             if spans:
                 found.setdefault(kind, []).extend(spans)
-    contribution = TagKind.CONTRIBUTION
     return [
-        Tag(contribution, _CUES[kind].value, _CUES[kind].label, tuple(sorted(found[kind])))
+        _tag(_CONTRIBUTION, _CUES[kind].value, _CUES[kind].label, tuple(sorted(found[kind])))
         for kind in sorted(found)
     ]
 
@@ -346,16 +373,16 @@ def _after_we(
             found.setdefault(kind, []).append(m.span())
 
 
-def _start_words() -> dict[str, tuple[int, None, tuple[int, ...]]]:
+def _start_words() -> dict[str, tuple[int, None, tuple[int, ...], int]]:
     """Keys over `word_view` for where a `we`, or the first word of a cue searched anywhere,
     starts a word: one automaton pass finds them all (and some more, that the regexes then
     reject), where a `str.find` loop per word took three times as long. Values are `(how far
-    back the word starts, None, the cues it may start)`; `()` marks a `we`. (`word_view`
+    back the word starts, None, the cues it may start, 0)`; `()` marks a `we`. (`word_view`
     reads U+212A KELVIN SIGN as a space where `str.lower` makes it `k`: no word has a `k`.)"""
-    keys: dict[str, tuple[int, None, tuple[int, ...]]] = {" we ": (3, None, ())}
+    keys: dict[str, tuple[int, None, tuple[int, ...], int]] = {" we ": (3, None, (), 0)}
     for word in dict.fromkeys(word for cue in _CUES for word in cue.first_words):
         kinds = tuple(i for i, cue in enumerate(_CUES) if word in cue.first_words)
-        keys[" " + word] = (len(word), None, kinds)
+        keys[" " + word] = (len(word), None, kinds, 0)
     return keys
 
 
@@ -376,9 +403,9 @@ def _words(vocabulary: Vocabulary) -> ahocorasick.Automaton:
     found = vocabulary.compiled_forms.get("tag words")
     if found is None:
         keys: dict[str, Any] = dict(compiled_entities(vocabulary).keys)
-        for key, (back, _, kinds) in _start_words().items():
-            length, forms, _ = keys.get(key, (back, None, None))
-            keys[key] = (length, forms, kinds)
+        for key, (back, _, kinds, _) in _start_words().items():
+            length, forms, _, mark = keys.get(key, (back, None, None, 0))
+            keys[key] = (length, forms, kinds, mark)
         found = vocabulary.compiled_forms["tag words"] = _automaton(keys)
     return found
 
@@ -408,20 +435,23 @@ def tag_record(
     some kinds need not pay for the others; earlier tags of the others are dropped)."""
     text = record.abstract
     produced: list[Tag] = []
-    if TagKind.METHOD in kinds:
+    if _METHOD in kinds:
         method = _method_tag(record)
         if method is not None:
             produced.append(method)
-    topical = TagKind.TOPIC in kinds
-    entities = TagKind.DATASET in kinds or TagKind.MODEL in kinds
-    if not (topical or entities or TagKind.CONTRIBUTION in kinds):
+    topical = _TOPIC in kinds
+    entities = _DATASET in kinds or _MODEL in kinds
+    contributing = _CONTRIBUTION in kinds
+    if not (topical or entities or contributing):
         return _finish(record, produced, [], kinds)
-    words = list(_words(vocabulary).iter(view := word_view(text)))
+    # the curated names' automaton, for the datasets and models; the cue words' alone is smaller
+    automaton = _words(vocabulary) if entities else _STARTS
+    words = list(automaton.iter(view := word_view(text)))
     contributions: list[Tag] = []
-    if TagKind.CONTRIBUTION in kinds:
-        contributions = contribution_tags(text, words)
+    if contributing:
+        contributions = _contributions(text, _ALL_CUES, words)
     elif topical:  # a benchmark contribution makes the paper about evaluation
-        contributions = contribution_tags(text, words, BENCHMARK_CUES)
+        contributions = _contributions(text, _BENCHMARK_CUES, words)
     if topical:
         benchmark = [t for t in contributions if t.value in BENCHMARK_CUES]
         evaluates = [s for t in benchmark for s in t.evidence if _EVALUATES.search(text, *s)]
@@ -430,16 +460,13 @@ def tag_record(
         topics = match_topics(
             text, vocabulary, max_topics=max_topics, extra=extra, title=title, view=view
         )
-        kind = TagKind.TOPIC  # an enum member looked up once: each lookup costs ten local reads
-        produced += [Tag(kind, t.slug, t.label, t.evidence) for t in topics]
+        produced += [_tag(_TOPIC, t.slug, t.label, t.evidence) for t in topics]
     if entities:
         datasets, models = match_entities(text, vocabulary, method=record.method, names=words)
-        if datasets and TagKind.DATASET in kinds:
-            kind = TagKind.DATASET
-            produced += [Tag(kind, d.value, d.label, d.evidence) for d in datasets]
-        if models and TagKind.MODEL in kinds:
-            kind = TagKind.MODEL
-            produced += [Tag(kind, m.value, m.label, m.evidence) for m in models]
+        if datasets and _DATASET in kinds:
+            produced += [_tag(_DATASET, d.value, d.label, d.evidence) for d in datasets]
+        if models and _MODEL in kinds:
+            produced += [_tag(_MODEL, m.value, m.label, m.evidence) for m in models]
     return _finish(record, produced, contributions, kinds)
 
 
@@ -448,11 +475,11 @@ def _finish(
 ) -> Record:
     """The record with the `produced` tags, its code and `contributions` (of `kinds`), and
     the tags read from its input (keywords)."""
-    if TagKind.CODE in kinds:
+    if _CODE in kinds:
         code = _code_tag(record)
         if code is not None:
             produced.append(code)
-    if TagKind.CONTRIBUTION in kinds:
+    if _CONTRIBUTION in kinds:
         produced += contributions
     kept = [t for t in record.tags if t.kind not in EXTRACTED_KINDS or not t.evidence]
     if kept:

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from bib.extract.entities import match_entities
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bib.extract.entities import _curated_hits, _pattern_datasets, compiled_entities, match_entities
+from bib.extract.vocabulary import shipped, word_view
+
+VOCABULARY = shipped()
 
 
 def datasets(text: str, vocabulary, method: str = "") -> list[str]:
@@ -99,3 +105,25 @@ def test_curated_family_with_an_unlisted_version_is_a_model(vocabulary) -> None:
         "Qwen4-14B-Instruct",
         "Gemma5",
     ]
+
+
+NAME_PIECES = st.sampled_from(
+    [
+        *("Bench", "bench", "BENCH", "MathBench", "Bar-Bench", "SWE-bench", "X.Bench", "Foo+bench"),
+        *("benchmark", "Benchmarks", "datasets", "dataset", "corpus", "corpora", "Dataset"),
+        *("GSM8K", "MATH500", "Foo Bar", "and", "or", "such as", "including", "our", "two"),
+        *("_bench", "\u00e9bench", "benchmar\u212a", "the", "We", "on", "e.g.", "Qwen2.5-7B"),
+    ]
+)
+NAME_GLUE = st.sampled_from([" ", ", ", " (", ") ", ": ", "-", ". ", "", "\n", "_", "*"])
+
+
+@given(st.lists(NAME_PIECES, min_size=1, max_size=14), st.lists(NAME_GLUE, max_size=14))
+def test_patterns_tried_at_the_marked_hits_find_what_trying_everywhere_finds(
+    pieces: list[str], glue: list[str]
+) -> None:
+    text = "".join(p + g for p, g in zip(pieces, glue + [" "] * len(pieces), strict=False))
+    names = compiled_entities(VOCABULARY).automaton.iter(word_view(text))
+    _, _, benches, cues = _curated_hits(text, names)
+    everywhere = list(range(len(text)))
+    assert _pattern_datasets(text, benches, cues) == _pattern_datasets(text, everywhere, everywhere)

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import pickle
+from pathlib import Path
 
-from bib.extract.tags import tag_records
-from bib.record import Link, LinkRole, Tag, TagKind
+from bib.extract.tags import _tag, tag_records
+from bib.record import Link, LinkRole, Record, Tag, TagKind
+from bib.writers import DEFAULT_TAG_KINDS
+
+DATA = Path(__file__).resolve().parents[1] / "data"
 
 ABSTRACT = (
     "Sparse Mixture of Experts (SMoE) models scale capacity. We propose USMoE, a framework "
@@ -158,3 +163,25 @@ def test_a_keyword_naming_a_kind_not_made_stays(record) -> None:
     abstract = "We prove a generalization bound for transformers."
     assert keyword not in tagged(record(abstract, tags=(keyword,))).tags
     assert keyword in tagged(record(abstract, tags=(keyword,)), kinds={TagKind.TOPIC}).tags
+
+
+def test_tag_made_by_setting_its_slots_is_the_tag_its_constructor_makes() -> None:
+    fields = [field.name for field in dataclasses.fields(Tag)]
+    assert fields == ["kind", "value", "label", "evidence"]
+    made, built = _tag(TagKind.TOPIC, "x", "X", ((0, 1),)), Tag(TagKind.TOPIC, "x", "X", ((0, 1),))
+    assert made == built and hash(made) == hash(built) and repr(made) == repr(built)
+    assert pickle.loads(pickle.dumps(made)) == built
+
+
+def test_each_choice_of_kinds_gives_those_tags_of_the_full_stage_on_the_seeds(seeds) -> None:
+    records = [
+        Record(id=f"{path.stem}-{i}", abstract=text.strip())
+        for path in [*seeds, DATA / "stress.txt"]
+        for i, text in enumerate(path.read_text(encoding="utf-8").split("\n\n")[1:])
+        if text.strip()
+    ]
+    full = tag_records(records)
+    for kinds in ({TagKind.TOPIC}, {TagKind.DATASET, TagKind.MODEL}, set(DEFAULT_TAG_KINDS)):
+        some = tag_records(records, kinds=kinds)
+        for one, every in zip(some, full, strict=True):
+            assert one.tags == tuple(t for t in every.tags if t.kind in kinds), one.id
