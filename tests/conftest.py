@@ -27,6 +27,18 @@ settings.register_profile("dev", max_examples=100, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Compiled vocabularies go to a cache of the test run's own, not the user's (the
+    subprocesses that tests start inherit it)."""
+    import tempfile
+
+    os.environ["BIB_CACHE_DIR"] = tempfile.mkdtemp(prefix="bib-test-cache-")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    shutil.rmtree(os.environ.pop("BIB_CACHE_DIR", ""), ignore_errors=True)
+
+
 def toolchains_required() -> bool:
     return os.environ.get("BIB_REQUIRE_TOOLCHAINS") == "1"
 

@@ -499,8 +499,10 @@ CACHED_VOCABULARIES = 8
 
 
 def cache_dir() -> Path:
-    """Where compiled vocabularies are kept between runs."""
-    return Path(platformdirs.user_cache_dir("bib")) / "vocabulary"
+    """Where compiled vocabularies are kept between runs: `BIB_CACHE_DIR`, else the user's
+    cache directory."""
+    base = os.environ.get("BIB_CACHE_DIR") or platformdirs.user_cache_dir("bib")
+    return Path(base) / "vocabulary"
 
 
 @cache

@@ -122,3 +122,8 @@ def test_only_the_vocabularies_used_last_are_kept(
     monkeypatch.setattr(vocab, "compile_topics", compile_fails)
     small("first").compiled  # noqa: B018
     small("third").compiled  # noqa: B018
+
+
+def test_the_cache_directory_follows_bib_cache_dir(monkeypatch, tmp_path):
+    monkeypatch.setenv("BIB_CACHE_DIR", str(tmp_path))
+    assert vocab.cache_dir() == tmp_path / "vocabulary"
