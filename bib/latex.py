@@ -121,6 +121,20 @@ _CONTROL_BYTES = frozenset([*range(0x20), 0x7F])
 
 def _clean_marks(text: str) -> tuple[str, bytes]:
     """`clean(text)` and its `_marks`: for ASCII text, from one bytes.translate."""
+    if len(text) > _LONG:  # an abstract: `bib convert` cleans it for BibTeX, then CSL-JSON
+        return _clean_marks_long(text)
+    return _cleaned_marks(text)
+
+
+_LONG = 200
+
+
+@lru_cache(maxsize=8)
+def _clean_marks_long(text: str) -> tuple[str, bytes]:
+    return _cleaned_marks(text)
+
+
+def _cleaned_marks(text: str) -> tuple[str, bytes]:
     if text.isascii():
         marks = text.encode().translate(None, _UNMARKED_PRINTABLE)
         if _CONTROL_BYTES.isdisjoint(marks) and "  " not in text:

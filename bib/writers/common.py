@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Any
 
 from bib.errors import BibError
 from bib.latex import clean
@@ -51,16 +52,25 @@ def keywords(record: Record, kinds: tuple[TagKind, ...] | frozenset[TagKind]) ->
 
     A comma inside a value would split it in two (biblatex, Zotero), so it becomes a space.
     """
-    seen: set[str] = set()
-    out: list[str] = []
-    for tag in record.tags:
-        if tag.kind not in kinds:
-            continue
-        value, folded = _keyword(tag.value)
-        if value and folded not in seen:
-            seen.add(folded)
-            out.append(value)
-    return out
+    tags = record.tags
+    last_tags, last_kinds, last = _last_keywords
+    # `bib convert` writes each record into every output in turn: the same tags tuple (held
+    # here, so that it stays the object it was) with the same kinds gives the same list.
+    if tags is last_tags and kinds == last_kinds:
+        return list(last)
+    found: dict[str, str] = {}
+    for tag in tags:
+        if tag.kind in kinds:
+            value, folded = _keyword(tag.value)
+            if value and folded not in found:
+                found[folded] = value
+    out = list(found.values())
+    _last_keywords[:] = tags, kinds, out
+    return list(out)
+
+
+_last_keywords: list[Any] = [None, None, []]
+"""The tags, kinds and keywords of the last call of `keywords`."""
 
 
 @lru_cache(maxsize=4096)
