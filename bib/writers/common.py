@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
@@ -92,7 +93,7 @@ def extra_links(record: Record) -> list[tuple[str, str]]:
     return out
 
 
-def join_sentences(parts: list[str]) -> str:
+def join_sentences(parts: Iterable[str]) -> str:
     """Join note sentences, adding a full stop only where one is missing."""
     out = ""
     for part in parts:
