@@ -165,3 +165,11 @@ def test_keywords_asked_again_for_the_same_tags_are_an_equal_fresh_list(make_rec
     first.append("changed by the caller")
     assert common.keywords(record, kinds) == ["mixture of experts", "USMoE"]
     assert common.keywords(record, (TagKind.CONTRIBUTION,)) == ["framework"]
+
+
+@given(st.lists(st.one_of(texts, spaces), min_size=2, max_size=4))
+def test_long_texts_cleaned_in_turn_are_each_their_own_clean_text(parts: list[str]) -> None:
+    longs = [part + " " + "x" * latex._LONG for part in parts]
+    for text in [*longs, *longs[::-1]]:
+        cleaned = latex.clean(text)
+        assert latex._clean_marks(text) == (cleaned, latex._marks(cleaned))
