@@ -25,6 +25,7 @@ import unicodedata
 from collections.abc import Iterable
 from functools import cache, lru_cache
 from importlib import resources
+from typing import Any
 
 from pylatexenc import latexwalker, macrospec
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
@@ -120,13 +121,34 @@ _CONTROL_BYTES = frozenset([*range(0x20), 0x7F])
 
 
 def _clean_marks(text: str) -> tuple[str, bytes]:
-    """`clean(text)` and its `_marks`: for ASCII text, from one bytes.translate."""
+    """`clean(text)` and its `_marks`: for ASCII text, from one bytes.translate.
+
+    The result for the last long text is remembered (by identity: no hashing of an
+    abstract): `bib convert` renders each record's abstract into every output in turn."""
+    last = _last_clean_marks
+    if text is last[0]:
+        return last[1]
     if text.isascii():
         marks = text.encode().translate(None, _UNMARKED_PRINTABLE)
         if _CONTROL_BYTES.isdisjoint(marks) and "  " not in text:
-            return text.strip(), marks  # stripped spaces are no marks
-    text = clean(text)
-    return text, _marks(text)
+            result = text.strip(), marks  # stripped spaces are no marks
+        else:
+            cleaned = clean(text)
+            result = cleaned, _marks(cleaned)
+    else:
+        cleaned = clean(text)
+        result = cleaned, _marks(cleaned)
+    if len(text) > _LONG:
+        last[:] = text, result
+    return result
+
+
+_LONG = 200
+"""Texts longer than this (abstracts) have their `_clean_marks` remembered."""
+
+_last_clean_marks: list[Any] = [None, ("", b"")]
+"""The last long text and its `_clean_marks` (the text held, so that no other string takes
+its identity)."""
 
 
 def _escape(text: str, marks: bytes | None = None) -> str:

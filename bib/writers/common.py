@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
+from typing import Any
 
 from bib.errors import BibError
 from bib.latex import clean
@@ -51,16 +53,25 @@ def keywords(record: Record, kinds: tuple[TagKind, ...] | frozenset[TagKind]) ->
 
     A comma inside a value would split it in two (biblatex, Zotero), so it becomes a space.
     """
-    seen: set[str] = set()
-    out: list[str] = []
-    for tag in record.tags:
-        if tag.kind not in kinds:
-            continue
-        value, folded = _keyword(tag.value)
-        if value and folded not in seen:
-            seen.add(folded)
-            out.append(value)
-    return out
+    tags = record.tags
+    last_tags, last_kinds, last = _last_keywords
+    # `bib convert` writes each record into every output in turn: the same tags tuple (held
+    # here, so that it stays the object it was) with the same kinds gives the same list.
+    if tags is last_tags and kinds == last_kinds:
+        return list(last)
+    found: dict[str, str] = {}
+    for tag in tags:
+        if tag.kind in kinds:
+            value, folded = _keyword(tag.value)
+            if value and folded not in found:
+                found[folded] = value
+    out = list(found.values())
+    _last_keywords[:] = tags, kinds, out
+    return list(out)
+
+
+_last_keywords: list[Any] = [None, None, []]
+"""The tags, kinds and keywords of the last call of `keywords`."""
 
 
 @lru_cache(maxsize=4096)
@@ -82,7 +93,7 @@ def extra_links(record: Record) -> list[tuple[str, str]]:
     return out
 
 
-def join_sentences(parts: list[str]) -> str:
+def join_sentences(parts: Iterable[str]) -> str:
     """Join note sentences, adding a full stop only where one is missing."""
     out = ""
     for part in parts:

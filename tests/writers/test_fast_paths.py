@@ -15,7 +15,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bib import latex
-from bib.writers import csljson
+from bib.record import TagKind
+from bib.writers import common, csljson
 
 PIECES = [
     *"{}\\$%&#_^~*`[]()<>|@,=\"'!?-. \n\t\r\x00\x07\x0b\x1f\x7f\x85\xa0\u2028\u3000",
@@ -155,3 +156,20 @@ def test_long_json_strings_are_what_the_encoder_writes(text: str) -> None:
 def test_clean_text_and_its_marks_come_from_one_scan_as_from_two(text: str) -> None:
     cleaned = latex.clean(text)
     assert latex._clean_marks(text) == (cleaned, latex._marks(cleaned))
+
+
+def test_keywords_asked_again_for_the_same_tags_are_an_equal_fresh_list(make_record) -> None:
+    record = make_record()
+    kinds = (TagKind.TOPIC, TagKind.METHOD)
+    first = common.keywords(record, kinds)
+    first.append("changed by the caller")
+    assert common.keywords(record, kinds) == ["mixture of experts", "USMoE"]
+    assert common.keywords(record, (TagKind.CONTRIBUTION,)) == ["framework"]
+
+
+@given(st.lists(st.one_of(texts, spaces), min_size=2, max_size=4))
+def test_long_texts_cleaned_in_turn_are_each_their_own_clean_text(parts: list[str]) -> None:
+    longs = [part + " " + "x" * latex._LONG for part in parts]
+    for text in [*longs, *longs[::-1]]:
+        cleaned = latex.clean(text)
+        assert latex._clean_marks(text) == (cleaned, latex._marks(cleaned))
