@@ -258,10 +258,11 @@ def spool(
     merged, extracted and added to the spool; their unmerged copies stay there unread."""
     stats = Stats()
     paths = readers.expand(inputs)
-    replay = any(str(path) == readers.STDIN for path in paths)
     with contextlib.ExitStack() as cleanup:
-        if replay:
+        if any(str(path) == readers.STDIN for path in paths):
             stdin = cleanup.enter_context(_replayable(stdin or sys.stdin.buffer))
+        else:
+            stdin = None  # read by no input: nothing to replay
         done = Spool()
         try:
             return _spool(paths, done, fmt, venue, year, extractors, report, pinned, stdin, stats)
