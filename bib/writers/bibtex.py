@@ -20,13 +20,14 @@ from bib.record import Author, EntryType, Record, TagKind
 from bib.writers.common import (
     DEFAULT_TAG_KINDS,
     DERIVED_TITLE_NOTE,
-    check_new_key,
+    Layout,
     check_unique_keys,
     checked_key,
     error,
     extra_links,
     join_sentences,
     keywords,
+    with_new_keys,
 )
 
 DIALECTS = ("bibtex", "biblatex")
@@ -312,18 +313,22 @@ def stream(
     """`render` piece by piece for records already in `order_key` order, holding none of
     them: the text of all pieces is what `render` returns for the same records."""
     kinds = tuple(tag_kinds)
-    seen: set[str] = set()
-    separator = ""
-    for record in records:
-        check_new_key(record, seen)
-        if dialect not in DIALECTS:
-            raise error(record, f"unknown BibTeX dialect {dialect!r}")
-        fields = _entry(record, dialect, ascii, kinds)
-        if record.fields:
-            yield separator + format_entry(fields)
-        else:  # ENTRYTYPE, ID, then fields already in DISPLAY_ORDER
-            yield separator + _format(fields, itertools.islice(fields, 2, None))
-        separator = "\n"
+    return LAYOUT.wrap(entry_text(r, dialect, ascii, kinds) for r in with_new_keys(records))
+
+
+LAYOUT = Layout(first="", between="\n", last="", empty="")
+"""What goes around and between entries (nothing after the last: each ends in a newline)."""
+
+
+def entry_text(record: Record, dialect: str, ascii: bool, kinds: tuple[TagKind, ...]) -> str:
+    """One record's entry as `stream` writes it."""
+    if dialect not in DIALECTS:
+        raise error(record, f"unknown BibTeX dialect {dialect!r}")
+    fields = _entry(record, dialect, ascii, kinds)
+    if record.fields:
+        return format_entry(fields)
+    # ENTRYTYPE, ID, then fields already in DISPLAY_ORDER
+    return _format(fields, itertools.islice(fields, 2, None))
 
 
 def render(

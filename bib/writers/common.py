@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from bib.errors import BibError
 from bib.latex import clean
@@ -43,9 +43,14 @@ def checked_key(record: Record) -> str:
     """The citation key, refused when BibTeX, biber or pandoc could misread it."""
     if not record.key:
         raise error(record, "no citation key (keys are assigned by bib.keys before writing)")
-    if not _KEY.fullmatch(record.key):
+    if not safe_key(record.key):
         raise error(record, f"citation key {record.key!r} is not safe for BibTeX and pandoc")
     return record.key
+
+
+def safe_key(key: str) -> bool:
+    """Whether BibTeX, biber and pandoc all read `key` as it is."""
+    return _KEY.fullmatch(key) is not None
 
 
 def keywords(record: Record, kinds: tuple[TagKind, ...] | frozenset[TagKind]) -> list[str]:
@@ -105,14 +110,38 @@ def join_sentences(parts: Iterable[str]) -> str:
     return out
 
 
-def check_unique_keys(records: list[Record]) -> None:
+def check_unique_keys(records: Iterable[Record]) -> None:
+    for _ in with_new_keys(records):
+        pass
+
+
+def with_new_keys(records: Iterable[Record]) -> Iterator[Record]:
+    """The records, refusing one whose key an earlier one has."""
     seen: set[str] = set()
     for record in records:
-        check_new_key(record, seen)
+        if record.key in seen:
+            raise error(record, f"citation key {record.key!r} is used by two records")
+        seen.add(record.key)
+        yield record
 
 
-def check_new_key(record: Record, seen: set[str]) -> None:
-    """Refuse a key already in `seen` (the keys written so far), else add it."""
-    if record.key in seen:
-        raise error(record, f"citation key {record.key!r} is used by two records")
-    seen.add(record.key)
+class Layout(NamedTuple):
+    """What a format writes around and between its entries."""
+
+    first: str
+    """Before the first entry."""
+    between: str
+    last: str
+    """After the last entry."""
+    empty: str
+    """The whole text when there is no entry."""
+
+    def wrap(self, entries: Iterable[str]) -> Iterator[str]:
+        """Each entry with what goes before it, then the end: the pieces of a whole file."""
+        opening = self.first
+        written = False
+        for text in entries:
+            yield opening + text
+            opening = self.between
+            written = True
+        yield self.last if written else self.empty

@@ -27,13 +27,14 @@ from bib.record import EntryType, Record, TagKind
 from bib.writers.common import (
     DEFAULT_TAG_KINDS,
     DERIVED_TITLE_NOTE,
-    check_new_key,
+    Layout,
     check_unique_keys,
     checked_key,
     error,
     extra_links,
     join_sentences,
     keywords,
+    with_new_keys,
 )
 
 CSL_TYPES = {
@@ -365,13 +366,16 @@ def stream(
     """`render` piece by piece for records already in `order_key` order, holding none of
     them: the text of all pieces is what `render` returns for the same records."""
     kinds = tuple(tag_kinds)
-    seen: set[str] = set()
-    opening = "[\n  "
-    for record in records:
-        check_new_key(record, seen)
-        yield opening + _pretty_item(item(record, kinds))  # item() has validated it
-        opening = ",\n  "
-    yield "[]\n" if opening.startswith("[") else "\n]\n"
+    return LAYOUT.wrap(entry_text(record, kinds) for record in with_new_keys(records))
+
+
+LAYOUT = Layout(first="[\n  ", between=",\n  ", last="\n]\n", empty="[]\n")
+"""What goes around and between items: one JSON array, indented by two."""
+
+
+def entry_text(record: Record, kinds: tuple[TagKind, ...]) -> str:
+    """One record's item as `stream` writes it (validated by `item`)."""
+    return _pretty_item(item(record, kinds))
 
 
 def render(records: Iterable[Record], *, tag_kinds: Iterable[TagKind] = DEFAULT_TAG_KINDS) -> str:
