@@ -115,26 +115,32 @@ def _marks(text: str) -> bytes:
     return text.encode("utf-8", "surrogatepass").translate(None, _UNMARKED)
 
 
-# what translate deletes to leave the marks and any control character
-_UNMARKED_PRINTABLE = bytes(b for b in _UNMARKED if b >= 0x20 and b != 0x7F)
+# what translate deletes to leave the marks, any control character and any non-ASCII byte
+_PLAIN_PRINTABLE = bytes(b for b in _PRINTABLE_ASCII if chr(b) not in _MARKED)
 _CONTROL_BYTES = frozenset([*range(0x20), 0x7F])
+_NON_ASCII_BYTES = bytes(range(0x80, 0x100))
+_MARK_BYTES = _MARKED.encode()
 
 
 def _clean_marks(text: str) -> tuple[str, bytes]:
-    """`clean(text)` and its `_marks`: for ASCII text, from one bytes.translate.
+    """`clean(text)` and its `_marks`, from one bytes.translate when the text is clean.
 
     The result for the last long text is remembered (by identity: no hashing of an
     abstract): `bib convert` renders each record's abstract into every output in turn."""
     last = _last_clean_marks
     if text is last[0]:
         return last[1]
+    kept = text.encode("utf-8", "surrogatepass").translate(None, _PLAIN_PRINTABLE)
     if text.isascii():
-        marks = text.encode().translate(None, _UNMARKED_PRINTABLE)
-        if _CONTROL_BYTES.isdisjoint(marks) and "  " not in text:
-            result = text.strip(), marks  # stripped spaces are no marks
-        else:
-            cleaned = clean(text)
-            result = cleaned, _marks(cleaned)
+        marks = kept
+        printable = _CONTROL_BYTES.isdisjoint(kept)
+    else:
+        # isprintable looks each character up: only the few outside printable ASCII need it
+        marks = kept.translate(None, _NON_ASCII_BYTES)
+        others = kept.translate(None, _MARK_BYTES).decode("utf-8", "surrogatepass")
+        printable = others.isprintable()
+    if printable and _single_spaced(text):
+        result = text.strip(), marks  # stripped spaces are no marks
     else:
         cleaned = clean(text)
         result = cleaned, _marks(cleaned)
@@ -142,6 +148,13 @@ def _clean_marks(text: str) -> tuple[str, bytes]:
         last[:] = text, result
     return result
 
+
+def _single_spaced(text: str) -> bool:
+    """No two spaces in a row (a literal regex search beats `in` on a long text)."""
+    return "  " not in text if len(text) <= _LONG else _DOUBLE_SPACE.search(text) is None
+
+
+_DOUBLE_SPACE = re.compile("  ")
 
 _LONG = 200
 """Texts longer than this (abstracts) have their `_clean_marks` remembered."""
@@ -393,12 +406,8 @@ class _Delim:
 
 def clean(text: str) -> str:
     """Drop control characters and NULs, collapse whitespace (a field is one paragraph)."""
-    if (
-        not text.encode().translate(None, _PRINTABLE_ASCII)
-        if text.isascii()
-        else text.isprintable()
-    ) and "  " not in text:  # printable: no control character, no whitespace other than " "
-        return text.strip()
+    if _printable(text) and _single_spaced(text):
+        return text.strip()  # printable: no control character, no whitespace other than " "
     if text.isascii():
         if text.encode().translate(None, _NOT_CONTROL_ASCII):
             text = _CONTROL.sub("", text)
@@ -406,9 +415,20 @@ def clean(text: str) -> str:
     # Often only odd whitespace (a no-break space): when collapsing it leaves printable text
     # and no control character was whitespace, there was no control character to drop.
     collapsed = " ".join(text.split())
-    if collapsed.isprintable() and not any(char in text for char in _SPACE_CONTROLS):
+    if _printable(collapsed) and not any(char in text for char in _SPACE_CONTROLS):
         return collapsed
     return " ".join(_CONTROL.sub("", text).split())
+
+
+def _printable(text: str) -> bool:
+    """`text.isprintable()`, without looking up every character of a long text: printable
+    ASCII is printable, so only the characters outside it are asked."""
+    if text.isascii():
+        return not text.encode().translate(None, _PRINTABLE_ASCII)
+    if len(text) <= _LONG:
+        return text.isprintable()
+    others = text.encode("utf-8", "surrogatepass").translate(None, _PRINTABLE_ASCII)
+    return others.decode("utf-8", "surrogatepass").isprintable()
 
 
 @lru_cache(maxsize=64)

@@ -99,14 +99,27 @@ def reference_to_text(text: str) -> str:
 
 # Whitespace and control characters, ASCII and not, side by side
 spaces = st.lists(
-    st.sampled_from(["a", "é", " ", "\xa0", "\t", "\n", "\x0b", "\x1c", "\x00", "\x85", "\u2028"]),
+    st.sampled_from(
+        ["a", "é", " ", "\xa0", "\t", "\n", "\x0b", "\x1c", "\x00", "\x85", "\u2028", "\ud800"]
+    ),
     max_size=10,
 ).map("".join)
 
 
-@given(st.one_of(texts, spaces))
+# Long enough for the paths taken for abstracts, with the pieces at both ends
+long_texts = st.tuples(st.one_of(texts, spaces), st.one_of(texts, spaces)).map(
+    lambda ends: ends[0] + "x" * latex._LONG + ends[1]
+)
+
+
+@given(st.one_of(texts, spaces, long_texts))
 def test_clean_is_the_regex_definition(text: str) -> None:
     assert latex.clean(text) == reference_clean(text)
+
+
+@given(st.one_of(texts, spaces, long_texts))
+def test_printable_is_what_isprintable_says(text: str) -> None:
+    assert latex._printable(text) == text.isprintable()
 
 
 @given(texts)
@@ -152,7 +165,7 @@ def test_long_json_strings_are_what_the_encoder_writes(text: str) -> None:
     assert csljson._long_string(text) == json.dumps(text, ensure_ascii=False)
 
 
-@given(st.one_of(texts, spaces))
+@given(st.one_of(texts, spaces, long_texts))
 def test_clean_text_and_its_marks_come_from_one_scan_as_from_two(text: str) -> None:
     cleaned = latex.clean(text)
     assert latex._clean_marks(text) == (cleaned, latex._marks(cleaned))
