@@ -917,7 +917,16 @@ def _may_ligate(text: str, marks: bytes) -> bool:
 
     Every ligature holds `--`, `''` or a backtick. _marks keeps those characters in order,
     so what is not in `marks` is not in `text` (what is may be a false alarm: `a-b-c`)."""
-    return b"`" in marks or (b"--" in marks and "--" in text) or (b"''" in marks and "''" in text)
+    return (
+        b"`" in marks
+        or (b"--" in marks and _HYPHENS.search(text) is not None)
+        or (b"''" in marks and _QUOTES.search(text) is not None)
+    )
+
+
+# A literal regex search beats `in` for two characters in a long text (an abstract).
+_HYPHENS = re.compile("--")
+_QUOTES = re.compile("''")
 
 
 def _ligature(m: re.Match[str]) -> str:
