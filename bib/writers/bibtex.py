@@ -196,6 +196,18 @@ def _entry(record: Record, dialect: str, ascii: bool, kinds: tuple[TagKind, ...]
         fields["keywords"] = value
     if value := _latex_text(record.abstract, ascii, False):
         fields["abstract"] = value
+    if record.note or record.links:
+        _put_notes(record, fields, biblatex, ascii)
+    elif record.title_derived:  # the common case, with no sentences to join
+        fields["note"] = DERIVED_TITLE_NOTE
+    if record.fields:
+        _put_extra_fields(record, fields, dialect, ascii)
+    return fields
+
+
+def _put_notes(record: Record, fields: dict[str, str], biblatex: bool, ascii: bool) -> None:
+    """The note (the derived-title marker, the record's note) and the extra links: in the
+    note for BibTeX, in `addendum` for BibLaTeX."""
     note = [
         DERIVED_TITLE_NOTE if record.title_derived else "",
         to_latex(record.note, ascii=ascii) if record.note else "",
@@ -208,9 +220,6 @@ def _entry(record: Record, dialect: str, ascii: bool, kinds: tuple[TagKind, ...]
             fields["addendum"] = value
     elif value := join_sentences(note + links):
         fields["note"] = value
-    if record.fields:
-        _put_extra_fields(record, fields, dialect, ascii)
-    return fields
 
 
 @lru_cache(maxsize=8)
@@ -286,15 +295,22 @@ _RANK = _Rank({name: (0, i) for i, name in enumerate(DISPLAY_ORDER)})
 _NOT_FIELDS = frozenset({"ENTRYTYPE", "ID"})
 
 
-def format_entry(fields: dict[str, str]) -> str:
+def format_entry(fields: dict[str, str], separator: str = "") -> str:
     """One entry exactly as `dumps` writes it (bibtexparser 1.4's BibTexWriter with our
-    settings), without a database around it, so that entries can be written one by one."""
-    return _format(fields, sorted(fields.keys() - _NOT_FIELDS, key=_RANK.__getitem__))
+    settings), without a database around it, so that entries can be written one by one;
+    `separator` comes first."""
+    names = sorted(fields.keys() - _NOT_FIELDS, key=_RANK.__getitem__)
+    return _format(fields, [(name, fields[name]) for name in names], separator)
 
 
-def _format(fields: dict[str, str], names: Iterable[str]) -> str:
-    body = "".join([f",\n  {name} = {{{fields[name]}}}" for name in names])
-    return f"@{fields['ENTRYTYPE']}{{{fields['ID']}{body}\n}}\n"
+def _format(fields: dict[str, str], members: Iterable[tuple[str, str]], separator: str) -> str:
+    # One join of all the pieces, so that each value (an abstract is most of the entry) is
+    # copied once.
+    parts = [separator, "@", fields["ENTRYTYPE"], "{", fields["ID"]]
+    for name, value in members:
+        parts += (",\n  ", name, " = {", value, "}")
+    parts.append("\n}\n")
+    return "".join(parts)
 
 
 def order_key(key: str) -> str:
@@ -320,9 +336,9 @@ def stream(
             raise error(record, f"unknown BibTeX dialect {dialect!r}")
         fields = _entry(record, dialect, ascii, kinds)
         if record.fields:
-            yield separator + format_entry(fields)
+            yield format_entry(fields, separator)
         else:  # ENTRYTYPE, ID, then fields already in DISPLAY_ORDER
-            yield separator + _format(fields, itertools.islice(fields, 2, None))
+            yield _format(fields, itertools.islice(fields.items(), 2, None), separator)
         separator = "\n"
 
 

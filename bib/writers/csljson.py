@@ -125,20 +125,28 @@ def _item(record: Record, kinds: tuple[TagKind, ...]) -> dict[str, Any]:
         out["abstract"] = value
     if value := ", ".join(keywords(record, kinds)):
         out["keyword"] = value
-    note = [
-        DERIVED_TITLE_NOTE if record.title_derived else "",
-        to_text(record.note) if record.note else "",
-    ]
-    if record.links:
-        note += [f"{label}: {url}" for label, url in extra_links(record)]
-    if value := join_sentences(note):
-        out["note"] = value
+    if record.note or record.links:
+        if value := _note(record):
+            out["note"] = value
+    elif record.title_derived:  # the common case, with no sentences to join
+        out["note"] = DERIVED_TITLE_NOTE
     custom = _put_fields(record, out) if record.fields else {}
     if record.arxiv_id:
         custom["arxiv"] = clean(record.arxiv_id)
     if custom:
         out["custom"] = custom
     return out
+
+
+def _note(record: Record) -> str:
+    """The derived-title marker, the record's note and the extra links, as one note."""
+    note = [
+        DERIVED_TITLE_NOTE if record.title_derived else "",
+        to_text(record.note) if record.note else "",
+    ]
+    if record.links:
+        note += [f"{label}: {url}" for label, url in extra_links(record)]
+    return join_sentences(note)
 
 
 _venue_text = lru_cache(maxsize=4096)(clean)
