@@ -282,19 +282,22 @@ def dumps(items: Iterable[dict[str, Any]]) -> str:
 _encode_string = json.encoder.encode_basestring  # type: ignore[attr-defined]
 
 
-def _pretty_item(value: dict[str, Any]) -> str:
-    """`_pretty(value, "  ")` for an item, the value `stream` writes: its values are mostly
-    strings, encoded here without a call per value."""
-    lines = [
-        _MEMBER[key]
-        + (
-            (_encode_string(v) if len(v) < _LONG else _long_string(v))
-            if type(v) is str
-            else _pretty(v, "    ")
-        )
-        for key, v in value.items()
-    ]
-    return "{\n" + ",\n".join(lines) + "\n  }" if lines else "{}"
+def _pretty_item(value: dict[str, Any], opening: str = "") -> str:
+    """`opening + _pretty(value, "  ")` for an item, the value `stream` writes, in one join
+    (each value copied once): its values are mostly strings, encoded without a call per value."""
+    parts = [opening, "{"]
+    separator = "\n"
+    for key, v in value.items():
+        parts += (separator, _MEMBER[key])
+        separator = ",\n"
+        if type(v) is not str:
+            parts.append(_pretty(v, "    "))
+        elif len(v) < _LONG or v.encode("utf-8", "surrogatepass").translate(None, _JSON_VERBATIM):
+            parts.append(_encode_string(v))
+        else:  # a long text with nothing to escape (an abstract): one bytes.translate, several
+            parts += ('"', v, '"')  # times faster than the encoder's scan, told it so
+    parts.append("\n  }" if value else "}")
+    return "".join(parts)
 
 
 # Bytes of UTF-8 text that JSON writes as they are (ensure_ascii=False): all but `"`, `\`
@@ -303,14 +306,6 @@ _JSON_VERBATIM = bytes(b for b in range(256) if b >= 0x20 and b not in b'"\\')
 
 
 _LONG = 200
-
-
-def _long_string(text: str) -> str:
-    """`_encode_string(text)`; a long text with nothing to escape (an abstract) is quoted
-    after one bytes.translate, which is several times faster than the encoder's scan."""
-    if text.encode("utf-8", "surrogatepass").translate(None, _JSON_VERBATIM):
-        return _encode_string(text)
-    return '"' + text + '"'
 
 
 class _Member(dict[str, str]):
@@ -377,7 +372,7 @@ def stream(
     opening = "[\n  "
     for record in records:
         check_new_key(record, seen)
-        yield opening + _pretty_item(item(record, kinds))  # item() has validated it
+        yield _pretty_item(item(record, kinds), opening)  # item() has validated it
         opening = ",\n  "
     yield "[]\n" if opening.startswith("[") else "\n]\n"
 

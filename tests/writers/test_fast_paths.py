@@ -160,9 +160,20 @@ def test_brace_pairs_are_those_of_the_token_scan(text: str) -> None:
     assert latex._brace_pairs(text) == pairs
 
 
-@given(st.text(min_size=csljson._LONG))
-def test_long_json_strings_are_what_the_encoder_writes(text: str) -> None:
-    assert csljson._long_string(text) == json.dumps(text, ensure_ascii=False)
+json_values = st.one_of(
+    st.text(),
+    st.text(min_size=csljson._LONG),
+    st.text(alphabet="ab ", min_size=csljson._LONG),  # long, nothing to escape
+    st.integers(),
+    st.integers(0, 3000).map(lambda year: {"date-parts": [[year]]}),
+    st.lists(st.dictionaries(st.sampled_from(["family", "given", "literal"]), st.text())),
+)
+
+
+@given(st.dictionaries(st.text(), json_values), st.sampled_from(["", ",\n  "]))
+def test_items_are_written_as_json_dumps_writes_them(item: dict, opening: str) -> None:
+    expected = json.dumps([item], ensure_ascii=False, indent=2)[len("[\n  ") : -len("\n]")]
+    assert csljson._pretty_item(item, opening) == opening + expected
 
 
 @given(st.one_of(texts, spaces, long_texts))
