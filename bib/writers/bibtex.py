@@ -26,7 +26,7 @@ from bib.writers.common import (
     error,
     extra_links,
     join_sentences,
-    keywords,
+    keyword_text,
 )
 
 DIALECTS = ("bibtex", "biblatex")
@@ -192,7 +192,7 @@ def _entry(record: Record, dialect: str, ascii: bool, kinds: tuple[TagKind, ...]
         fields["url"] = value
     # Keywords are clean text: escaping their list escapes each of them (escapes are per
     # character, and NFC does not compose across ", ").
-    if value := escape(", ".join(keywords(record, kinds)), ascii=ascii):
+    if value := escape(keyword_text(record, kinds), ascii=ascii):
         fields["keywords"] = value
     if value := _latex_text(record.abstract, ascii, False):
         fields["abstract"] = value

@@ -33,7 +33,7 @@ from bib.writers.common import (
     error,
     extra_links,
     join_sentences,
-    keywords,
+    keyword_text,
 )
 
 CSL_TYPES = {
@@ -123,7 +123,7 @@ def _item(record: Record, kinds: tuple[TagKind, ...]) -> dict[str, Any]:
         out.setdefault("publisher", "arXiv")
     if value := to_text(record.abstract):
         out["abstract"] = value
-    if value := ", ".join(keywords(record, kinds)):
+    if value := keyword_text(record, kinds):
         out["keyword"] = value
     if record.note or record.links:
         if value := _note(record):

@@ -182,13 +182,20 @@ def test_clean_text_and_its_marks_come_from_one_scan_as_from_two(text: str) -> N
     assert latex._clean_marks(text) == (cleaned, latex._marks(cleaned))
 
 
-def test_keywords_asked_again_for_the_same_tags_are_an_equal_fresh_list(make_record) -> None:
+def test_keyword_text_asked_again_for_the_same_tags_is_that_of_the_kinds_asked(
+    make_record,
+) -> None:
     record = make_record()
     kinds = (TagKind.TOPIC, TagKind.METHOD)
-    first = common.keywords(record, kinds)
-    first.append("changed by the caller")
-    assert common.keywords(record, kinds) == ["mixture of experts", "USMoE"]
-    assert common.keywords(record, (TagKind.CONTRIBUTION,)) == ["framework"]
+    assert common.keyword_text(record, kinds) == "mixture of experts, USMoE"
+    assert common.keyword_text(record, (TagKind.CONTRIBUTION,)) == "framework"
+    assert common.keyword_text(record, kinds) == "mixture of experts, USMoE"
+
+
+def test_remembered_keywords_stay_few_and_right_when_many_values_come() -> None:
+    for i in range(5000):
+        assert common._KEYWORDS[f"Method,{i} "] == (f"Method {i}", f"method {i}")
+    assert len(common._KEYWORDS) <= 4096
 
 
 @given(st.lists(st.one_of(texts, spaces), min_size=2, max_size=4))
