@@ -155,8 +155,10 @@ def _entry(record: Record, dialect: str, ascii: bool, kinds: tuple[TagKind, ...]
     # record has the attribute, empty values are never stored, and the record's own fields
     # come in DISPLAY_ORDER, so that only Record.fields need sorting (see `stream`).
     biblatex = dialect == "biblatex"
-    entry_type, container, publisher, container_first = _LAYOUT[dialect][record.entry_type]
-    fields: dict[str, str] = {"ENTRYTYPE": entry_type, "ID": checked_key(record)}
+    fields: dict[str, str] = {
+        "ENTRYTYPE": _LAYOUT[dialect][record.entry_type][0],
+        "ID": checked_key(record),
+    }
     if record.authors:
         author = " and ".join(filter(None, [_name(a, ascii) for a in record.authors]))
         if author:
@@ -167,19 +169,18 @@ def _entry(record: Record, dialect: str, ascii: bool, kinds: tuple[TagKind, ...]
         fields["key"] = escape(label(record), ascii=ascii) or fields["ID"]
     if value := _latex_text(record.title, ascii, True):
         fields["title"] = value
-    container_title = escape(record.container_title, ascii=ascii)
-    if container_title and container_first:
-        fields[container] = container_title
-    if biblatex and (value := escape(record.event_title or record.venue, ascii=ascii)):
-        fields["eventtitle"] = value
-    if container_title and not container_first:
-        fields[container] = container_title
-    if value := escape(record.series, ascii=ascii):
-        fields["series"] = value
-    if value := escape(record.publisher, ascii=ascii):
-        fields[publisher] = value
-    if record.year is not None:
-        fields["date" if biblatex else "year"] = str(record.year)
+    fields.update(
+        _venue_fields(
+            dialect,
+            record.entry_type,
+            ascii,
+            record.container_title,
+            record.event_title or record.venue,
+            record.series,
+            record.publisher,
+            record.year,
+        )
+    )
     if record.doi and (value := verbatim_value(record.doi)):
         fields["doi"] = value
     if record.arxiv_id and (value := verbatim_value(record.arxiv_id)):
@@ -220,6 +221,38 @@ def _put_notes(record: Record, fields: dict[str, str], biblatex: bool, ascii: bo
             fields["addendum"] = value
     elif value := join_sentences(note + links):
         fields["note"] = value
+
+
+@lru_cache(maxsize=64)
+def _venue_fields(
+    dialect: str,
+    kind: EntryType,
+    ascii: bool,
+    container_title: str,
+    event_title: str,
+    series: str,
+    publisher: str,
+    year: int | None,
+) -> tuple[tuple[str, str], ...]:
+    """The container, event, series, publisher and year fields, in DISPLAY_ORDER:
+    remembered, since the records of a paper list share them."""
+    _, container, publisher_field, container_first = _LAYOUT[dialect][kind]
+    biblatex = dialect == "biblatex"
+    fields: dict[str, str] = {}
+    container_text = escape(container_title, ascii=ascii)
+    if container_text and container_first:
+        fields[container] = container_text
+    if biblatex and (value := escape(event_title, ascii=ascii)):
+        fields["eventtitle"] = value
+    if container_text and not container_first:
+        fields[container] = container_text
+    if value := escape(series, ascii=ascii):
+        fields["series"] = value
+    if value := escape(publisher, ascii=ascii):
+        fields[publisher_field] = value
+    if year is not None:
+        fields["date" if biblatex else "year"] = str(year)
+    return tuple(fields.items())
 
 
 @lru_cache(maxsize=8)

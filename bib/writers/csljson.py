@@ -104,14 +104,14 @@ def _item(record: Record, kinds: tuple[TagKind, ...]) -> dict[str, Any]:
         names := [_name(a.family, a.given, a.literal) for a in record.authors if a.display]
     ):
         out["author"] = names
-    if value := _venue_text(record.container_title):
-        out["container-title"] = value
-    if value := _venue_text(record.event_title or record.venue):
-        out["event-title"] = value
-    if value := _venue_text(record.series):
-        out["collection-title"] = value
-    if value := _venue_text(record.publisher):
-        out["publisher"] = value
+    out.update(
+        _venue_variables(
+            record.container_title,
+            record.event_title or record.venue,
+            record.series,
+            record.publisher,
+        )
+    )
     if record.year is not None:
         out["issued"] = {"date-parts": [[record.year]]}
     if record.doi and (value := clean(record.doi)):
@@ -149,8 +149,18 @@ def _note(record: Record) -> str:
     return join_sentences(note)
 
 
-_venue_text = lru_cache(maxsize=4096)(clean)
-"""`clean`, remembered: container, event, series and publisher recur on every record."""
+@lru_cache(maxsize=64)
+def _venue_variables(
+    container_title: str, event_title: str, series: str, publisher: str
+) -> tuple[tuple[str, str], ...]:
+    """The container, event, series and publisher variables: remembered, since the records
+    of a paper list share them."""
+    variables = zip(
+        ("container-title", "event-title", "collection-title", "publisher"),
+        map(clean, (container_title, event_title, series, publisher)),
+        strict=True,
+    )
+    return tuple((name, value) for name, value in variables if value)
 
 
 def _put_fields(record: Record, out: dict[str, Any]) -> dict[str, Any]:
