@@ -439,8 +439,62 @@ def parse(text: str, marks: bytes | None = None) -> list[Node]:
 
     Cached (a few entries): each writer of a run parses the same abstract, one after the
     other. Callers only read the nodes."""
+    if marks is not None and _NOT_EMPHASIS.isdisjoint(marks):
+        nodes = _simple_emphasis(text, marks)
+        if nodes is not None:
+            return nodes
     src = _Source(text, marks)
     return _parse(src, 0, len(text), 0)
+
+
+_NOT_EMPHASIS = _MARKUP - frozenset(b"*_")
+
+
+def _simple_emphasis(text: str, marks: bytes) -> list[Node] | None:
+    """`_parse` of text whose only markup is `*` and `_` runs, when the runs that open
+    emphasis are each closed by the next such run, of the same length (one or two): the
+    common `**USMoE**` and `*Token Choice*`, paired without the delimiter stack of
+    `_emphasis`. None for the rest (a run of three, nesting, an opener never closed).
+
+    The other runs are text to `_emphasis` too: one that cannot open is never pushed, and
+    one that can close finds no opener of its character."""
+    end = len(text)
+    out: list[Node] = []
+    pos = 0  # where the text not yet in `out` starts
+    opener: tuple[str, int, int] | None = None  # the pending opener's character, start, end
+    stops = _positions(text, [char for char in "*_" if ord(char) in marks])
+    count = len(stops)
+    n = 0
+    while n < count:
+        j = stops[n]
+        char = text[j]
+        k = j + 1
+        while k < end and text[k] == char:
+            k += 1
+        n += k - j
+        can_open, can_close = _flanking(
+            char, text[j - 1] if j else " ", text[k] if k < end else " "
+        )
+        if opener is None:
+            if can_open:
+                if k - j > 2:
+                    return None
+                opener = char, j, k
+        elif char == opener[0] and can_close:
+            if k - j != opener[2] - opener[1]:
+                return None
+            if pos < opener[1]:
+                out.append(text[pos : opener[1]])
+            out.append(Styled(("bold" if k - j == 2 else "emph", [text[opener[2] : j]])))
+            pos = k
+            opener = None
+        elif can_open:
+            return None
+    if opener is not None:
+        return None
+    if pos < end:
+        out.append(text[pos:end])
+    return out
 
 
 def _parse(src: _Source, start: int, end: int, depth: int) -> list[Node]:

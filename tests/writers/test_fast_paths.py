@@ -204,3 +204,39 @@ def test_long_texts_cleaned_in_turn_are_each_their_own_clean_text(parts: list[st
     for text in [*longs, *longs[::-1]]:
         cleaned = latex.clean(text)
         assert latex._clean_marks(text) == (cleaned, latex._marks(cleaned))
+
+
+# Emphasis runs of either character and their neighbours, dense enough to meet
+emphasis = st.lists(
+    st.one_of(
+        st.sampled_from(["*", "**", "_", "a", " "]),
+        st.sampled_from(["***", "__", "B", "1", ".", "(", ")", "é", "-"]),
+    ),
+    max_size=16,
+).map(lambda pieces: latex.clean("".join(pieces)))
+
+
+def typed(nodes: list) -> list:
+    """Nodes with the class of each structure (tuples compare equal to their subclasses)."""
+    return [
+        node if type(node) is str else (type(node).__name__, node[0], typed(node[1]))
+        for node in nodes
+    ]
+
+
+@given(emphasis)
+def test_simple_emphasis_is_what_the_delimiter_stack_gives(text: str) -> None:
+    nodes = latex._simple_emphasis(text, latex._marks(text))
+    if nodes is not None:
+        assert typed(nodes) == typed(latex._parse(latex._Source(text), 0, len(text), 0))
+
+
+def test_simple_emphasis_pairs_the_common_runs() -> None:
+    text = "we introduce **Unified Sparse MoE (USMoE)**, a *novel* frame_work"
+    assert latex._simple_emphasis(text, latex._marks(text)) == [
+        "we introduce ",
+        latex.Styled(("bold", ["Unified Sparse MoE (USMoE)"])),
+        ", a ",
+        latex.Styled(("emph", ["novel"])),
+        " frame_work",
+    ]
