@@ -415,6 +415,10 @@ def clean(text: str) -> str:
         return " ".join(text.split())  # str.split() splits where `\s` matches
     # Often only odd whitespace (a no-break space): when collapsing it leaves printable text
     # and no control character was whitespace, there was no control character to drop.
+    if "\xa0" in text:  # the usual one, replaced without splitting a long text into words
+        spaced = text.replace("\xa0", " ")
+        if _printable(spaced) and _single_spaced(spaced):
+            return spaced.strip()
     collapsed = " ".join(text.split())
     if _printable(collapsed) and not any(char in text for char in _SPACE_CONTROLS):
         return collapsed
