@@ -524,7 +524,9 @@ def _parse(src: _Source, start: int, end: int, depth: int) -> list[Node]:
                 k += 1
             if pos < j:
                 items.append(s[pos:j])
-            items.append(_delim(s, j, k, start, end))
+            # the edges of the parsed span count as spaces
+            opens, closes = _flanking(c, s[j - 1] if j > start else " ", s[k] if k < end else " ")
+            items.append(_Delim(c, k - j, opens, closes))
             delims = True
             pos = i = k
             n += k - j - 1  # the rest of the run: stops too, taken
@@ -561,13 +563,6 @@ def _is_punct(ch: str) -> bool:
     if ch.isascii():
         return ch in _ASCII_PUNCT
     return unicodedata.category(ch)[0] in "PS"
-
-
-def _delim(s: str, j: int, k: int, start: int, end: int) -> _Delim:
-    """The run of `*` or `_` at `s[j:k]`; the edges of the parsed span count as spaces."""
-    char = s[j]
-    can_open, can_close = _flanking(char, s[j - 1] if j > start else " ", s[k] if k < end else " ")
-    return _Delim(char, k - j, can_open, can_close)
 
 
 @lru_cache(maxsize=4096)
