@@ -436,13 +436,34 @@ def _printable(text: str) -> bool:
     return others.decode("utf-8", "surrogatepass").isprintable()
 
 
-@lru_cache(maxsize=64)
 def parse(text: str, marks: bytes | None = None) -> list[Node]:
     """Read cleaned Record text into nodes; see the module docstring for what is structure.
     `marks` (`_marks(text)`, when the caller has it) spares looking for absent characters.
 
-    Cached (a few entries): each writer of a run parses the same abstract, one after the
-    other. Callers only read the nodes."""
+    Remembered: each writer of a run parses the same abstract, one after the other (the
+    last long text by identity, without hashing an abstract; short ones in a small cache).
+    Callers only read the nodes."""
+    if len(text) <= _LONG:
+        return _parse_short(text, marks)
+    last = _last_parse
+    if text is last[0]:
+        return last[1]
+    nodes = _parse_text(text, marks)
+    last[:] = text, nodes
+    return nodes
+
+
+_last_parse: list[Any] = [None, []]
+"""The last long text parsed and its nodes (the text held, so that no other string takes
+its identity)."""
+
+
+@lru_cache(maxsize=64)
+def _parse_short(text: str, marks: bytes | None) -> list[Node]:
+    return _parse_text(text, marks)
+
+
+def _parse_text(text: str, marks: bytes | None) -> list[Node]:
     if marks is not None and _NOT_EMPHASIS.isdisjoint(marks):
         nodes = _simple_emphasis(text, marks)
         if nodes is not None:

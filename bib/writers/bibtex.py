@@ -11,6 +11,7 @@ import itertools
 import re
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
+from typing import Any
 
 from bibtexparser.bibdatabase import BibDatabase
 from bibtexparser.bwriter import BibTexWriter
@@ -167,7 +168,7 @@ def _entry(record: Record, dialect: str, ascii: bool, kinds: tuple[TagKind, ...]
         # BibTeX styles sort and label by `key` when there is no author (else plainnat warns
         # "to sort, need author or key"); biber needs no such help.
         fields["key"] = escape(label(record), ascii=ascii) or fields["ID"]
-    if value := _latex_text(record.title, ascii, True):
+    if value := _latex_title(record.title, ascii):
         fields["title"] = value
     fields.update(
         _venue_fields(
@@ -195,7 +196,7 @@ def _entry(record: Record, dialect: str, ascii: bool, kinds: tuple[TagKind, ...]
     # character, and NFC does not compose across ", ").
     if value := escape(keyword_text(record, kinds), ascii=ascii):
         fields["keywords"] = value
-    if value := _latex_text(record.abstract, ascii, False):
+    if value := _latex_abstract(record.abstract, ascii):
         fields["abstract"] = value
     if record.note or record.links:
         _put_notes(record, fields, biblatex, ascii)
@@ -256,10 +257,26 @@ def _venue_fields(
 
 
 @lru_cache(maxsize=8)
-def _latex_text(text: str, ascii: bool, protect: bool) -> str:
-    """`to_latex` of a title or an abstract, remembered: `bib convert` writes a record's
-    BibTeX and BibLaTeX one after the other, and these two are most of the work."""
-    return to_latex(text, ascii=ascii, protect=protect)
+def _latex_title(text: str, ascii: bool) -> str:
+    """`to_latex` of a title, remembered: `bib convert` writes a record's BibTeX and
+    BibLaTeX one after the other, and the title and abstract are most of the work."""
+    return to_latex(text, ascii=ascii, protect=True)
+
+
+def _latex_abstract(text: str, ascii: bool) -> str:
+    """`to_latex` of an abstract, the last one remembered by identity (as `_latex_title`,
+    but without hashing an abstract, a cost of its own when one output is written)."""
+    last = _last_abstract
+    if text is last[0] and ascii == last[1]:
+        return last[2]
+    value = to_latex(text, ascii=ascii)
+    last[:] = text, ascii, value
+    return value
+
+
+_last_abstract: list[Any] = [None, False, ""]
+"""The last abstract, `ascii`, and its LaTeX (the text held, so that no other string takes
+its identity)."""
 
 
 def _put_extra_fields(record: Record, fields: dict[str, str], dialect: str, ascii: bool) -> None:

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from bib import latex
 from bib.record import TagKind
-from bib.writers import common, csljson
+from bib.writers import bibtex, common, csljson
 
 PIECES = [
     *"{}\\$%&#_^~*`[]()<>|@,=\"'!?-. \n\t\r\x00\x07\x0b\x1f\x7f\x85\xa0\u2028\u3000",
@@ -85,16 +85,21 @@ def reference_protect(text: str) -> str:
     return "".join([*out, reference_escape(text[pos:])])
 
 
+def reference_parse(text: str) -> list:
+    """The parser itself: no remembered nodes, no shortcut for simple emphasis."""
+    return latex._parse(latex._Source(text), 0, len(text), 0)
+
+
 def reference_to_latex(text: str, protect: bool) -> str:
     """Always parse, escape every text node."""
     out: list[str] = []
-    latex._render_latex(latex.parse(latex.clean(text)), protect, out)
+    latex._render_latex(reference_parse(latex.clean(text)), protect, out)
     return "".join(out)
 
 
 def reference_to_text(text: str) -> str:
     """Always parse, typeset every text node."""
-    return latex.clean(latex._plain(latex.parse(latex.clean(text)), typeset=True))
+    return latex.clean(latex._plain(reference_parse(latex.clean(text)), typeset=True))
 
 
 # Whitespace and control characters, ASCII and not, side by side
@@ -133,12 +138,12 @@ def test_protect_braces_the_same_words_as_the_word_loop(text: str) -> None:
     assert latex._protect(text) == reference_protect(text)
 
 
-@given(texts, st.booleans())
+@given(st.one_of(texts, long_texts), st.booleans())
 def test_to_latex_is_the_parsed_text_with_every_node_escaped(text: str, protect: bool) -> None:
     assert latex.to_latex(text, protect=protect) == reference_to_latex(text, protect)
 
 
-@given(texts)
+@given(st.one_of(texts, long_texts))
 def test_to_text_is_the_parsed_text_with_every_node_typeset(text: str) -> None:
     assert latex.to_text(text) == reference_to_text(text)
 
@@ -218,17 +223,22 @@ emphasis = st.lists(
 
 def typed(nodes: list) -> list:
     """Nodes with the class of each structure (tuples compare equal to their subclasses)."""
-    return [
-        node if type(node) is str else (type(node).__name__, node[0], typed(node[1]))
-        for node in nodes
-    ]
+    out: list = []
+    for node in nodes:
+        if type(node) is str:
+            out.append(node)
+        elif isinstance(node, latex.Styled | latex.Link):
+            out.append((type(node).__name__, node[0], typed(node[1])))
+        else:
+            out.append((type(node).__name__, *node))
+    return out
 
 
 @given(emphasis)
 def test_simple_emphasis_is_what_the_delimiter_stack_gives(text: str) -> None:
     nodes = latex._simple_emphasis(text, latex._marks(text))
     if nodes is not None:
-        assert typed(nodes) == typed(latex._parse(latex._Source(text), 0, len(text), 0))
+        assert typed(nodes) == typed(reference_parse(text))
 
 
 def test_simple_emphasis_pairs_the_common_runs() -> None:
@@ -240,3 +250,16 @@ def test_simple_emphasis_pairs_the_common_runs() -> None:
         latex.Styled(("emph", ["novel"])),
         " frame_work",
     ]
+
+
+@given(st.lists(texts, min_size=2, max_size=4))
+def test_long_texts_parsed_in_turn_are_each_their_own_nodes(parts: list[str]) -> None:
+    longs = [latex.clean(part + " " + "x" * latex._LONG) for part in parts]
+    for text in [*longs, *longs[::-1]]:
+        assert typed(latex.parse(text, latex._marks(text))) == typed(reference_parse(text))
+
+
+def test_abstracts_written_in_turn_are_each_their_own_latex() -> None:
+    first, second = "Wörds *here* " + "x" * latex._LONG, "Other $x$ " + "y" * latex._LONG
+    for text, ascii in [(first, False), (first, True), (second, False), (first, False)]:
+        assert bibtex._latex_abstract(text, ascii) == latex.to_latex(text, ascii=ascii)
