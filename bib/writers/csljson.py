@@ -270,8 +270,8 @@ _YEAR_DATE_SHAPE = (dict, ("date-parts",), _member_shapes([[[2026]]]))
 
 def _validate(candidate: dict[str, Any], fail: Any) -> None:
     kind = candidate.get("type")
-    # `_shape(candidate)` written out for the item itself (an item is no year date), for
-    # every item: two calls fewer
+    # The item's shape as `_shape` makes a dict's (an item is no year date), without its
+    # two calls: this runs for every item.
     members = _member_shapes(candidate.values())
     shape = (kind if isinstance(kind, str) else None, tuple(candidate), members)
     if shape in _VALID_SHAPES:
