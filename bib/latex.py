@@ -834,6 +834,14 @@ def _escaped(text: str, ascii: bool) -> str:
     return to_ascii(result) if ascii else result
 
 
+def escape_clean(text: str, *, ascii: bool = False) -> str:
+    """`escape` of text already clean (`clean(text) == text`, as keywords are), without
+    cleaning it again or remembering it: a record's keyword list is its own."""
+    if ascii and not text.isascii():
+        return to_ascii(_escape(unicodedata.normalize("NFC", text)))
+    return _escape(text)
+
+
 def _render_latex(nodes: list[Node], protect: bool, out: list[str], escape: bool = True) -> None:
     """Append the LaTeX of `nodes` to `out`; `escape=False`: text nodes hold no specials."""
     for node in nodes:

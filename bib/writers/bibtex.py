@@ -16,7 +16,7 @@ from typing import Any
 from bibtexparser.bibdatabase import BibDatabase
 from bibtexparser.bwriter import BibTexWriter
 
-from bib.latex import escape, link, to_latex, to_text, url_value, verbatim_value
+from bib.latex import escape, escape_clean, link, to_latex, to_text, url_value, verbatim_value
 from bib.record import Author, EntryType, Record, TagKind
 from bib.writers.common import (
     DEFAULT_TAG_KINDS,
@@ -194,7 +194,7 @@ def _entry(record: Record, dialect: str, ascii: bool, kinds: tuple[TagKind, ...]
         fields["url"] = value
     # Keywords are clean text: escaping their list escapes each of them (escapes are per
     # character, and NFC does not compose across ", ").
-    if value := escape(keyword_text(record, kinds), ascii=ascii):
+    if value := escape_clean(keyword_text(record, kinds), ascii=ascii):
         fields["keywords"] = value
     if value := _latex_abstract(record.abstract, ascii):
         fields["abstract"] = value

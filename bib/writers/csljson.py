@@ -245,8 +245,12 @@ def _member_shapes(members: Collection[Any]) -> tuple[Any, ...]:
     types = tuple(map(type, members))
     if _SCALARS.issuperset(types):
         return types
-    pairs = zip(types, members, strict=True)
-    return tuple([t if t in _SCALARS else _shape(v) for t, v in pairs])
+    shapes = list(types)  # the scalars' shapes: only the few containers are walked
+    values = list(members)
+    for i, kind in enumerate(types):
+        if kind not in _SCALARS:
+            shapes[i] = _shape(values[i])
+    return tuple(shapes)
 
 
 def _year_date(value: dict[Any, Any]) -> int | None:

@@ -132,6 +132,12 @@ def test_escape_is_one_macro_per_special_character(text: str) -> None:
     assert latex._escape(text) == reference_escape(text)
 
 
+@given(st.one_of(texts, spaces), st.booleans())
+def test_clean_text_is_escaped_as_escape_does_without_cleaning_it(text: str, ascii: bool) -> None:
+    text = latex.clean(text)
+    assert latex.escape_clean(text, ascii=ascii) == latex.escape(text, ascii=ascii)
+
+
 @given(texts)
 def test_protect_braces_the_same_words_as_the_word_loop(text: str) -> None:
     text = latex.clean(text)
