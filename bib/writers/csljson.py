@@ -345,6 +345,9 @@ def _pretty(value: Any, indent: str) -> str:
         return _encode_string(value)
     if kind is int:
         return int.__repr__(value)
+    if isinstance(value, dict):  # before lists: an item's `issued` (no type is both)
+        year = _year_date(value)
+        return _pretty_dict(value, indent) if year is None else _year_date_text(year, indent)
     if kind is list or kind is tuple or isinstance(value, list | tuple):
         if not value:
             return "[]"
@@ -353,9 +356,6 @@ def _pretty(value: Any, indent: str) -> str:
             return f"[\n{inner}{_pretty(value[0], inner)}\n{indent}]"
         lines = [inner + _pretty(v, inner) for v in value]
         return "[\n" + ",\n".join(lines) + f"\n{indent}]"
-    if isinstance(value, dict):
-        year = _year_date(value)
-        return _pretty_dict(value, indent) if year is None else _year_date_text(year, indent)
     if isinstance(value, str):
         return _encode_string(value)
     return json.dumps(value)
