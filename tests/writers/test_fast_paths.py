@@ -1,9 +1,10 @@
 """The writers' fast paths say exactly what their plain definitions say, for any text.
 
-bib.latex and bib.writers.csljson skip work when a cheap check proves it unneeded (a
+bib.latex and the writers skip work when a cheap check proves it unneeded (a
 bytes.translate instead of a regex scan, no escaping or ligature pass over text nodes that
-cannot need one, a quoted JSON string without the encoder). Each property below compares
-one of them with the straightforward definition it replaces.
+cannot need one, emphasis paired without the delimiter stack, a quoted JSON string without
+the encoder) or remember what they made (by identity, or per tag value). Each property
+below compares one of them with the straightforward definition it replaces.
 """
 
 from __future__ import annotations
@@ -249,11 +250,11 @@ def test_simple_emphasis_is_what_the_delimiter_stack_gives(text: str) -> None:
 
 def test_simple_emphasis_pairs_the_common_runs() -> None:
     text = "we introduce **Unified Sparse MoE (USMoE)**, a *novel* frame_work"
-    assert latex._simple_emphasis(text, latex._marks(text)) == [
+    assert typed(latex._simple_emphasis(text, latex._marks(text))) == [
         "we introduce ",
-        latex.Styled(("bold", ["Unified Sparse MoE (USMoE)"])),
+        ("Styled", "bold", ["Unified Sparse MoE (USMoE)"]),
         ", a ",
-        latex.Styled(("emph", ["novel"])),
+        ("Styled", "emph", ["novel"]),
         " frame_work",
     ]
 
