@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from functools import lru_cache
 from typing import Any, NamedTuple
 
 from bib.errors import BibError
@@ -53,37 +52,47 @@ def safe_key(key: str) -> bool:
     return _KEY.fullmatch(key) is not None
 
 
-def keywords(record: Record, kinds: tuple[TagKind, ...] | frozenset[TagKind]) -> list[str]:
-    """Tag values of the selected kinds, in tag order, without duplicates (case-blind).
+def keyword_text(record: Record, kinds: tuple[TagKind, ...] | frozenset[TagKind]) -> str:
+    """Tag values of the selected kinds, in tag order, without duplicates (case-blind),
+    joined by ", ": what both writers write.
 
     A comma inside a value would split it in two (biblatex, Zotero), so it becomes a space.
     """
     tags = record.tags
     last_tags, last_kinds, last = _last_keywords
     # `bib convert` writes each record into every output in turn: the same tags tuple (held
-    # here, so that it stays the object it was) with the same kinds gives the same list.
+    # here, so that it stays the object it was) with the same kinds gives the same text.
     if tags is last_tags and kinds == last_kinds:
-        return list(last)
+        return last
     found: dict[str, str] = {}
     for tag in tags:
         if tag.kind in kinds:
-            value, folded = _keyword(tag.value)
+            value, folded = _KEYWORDS[tag.value]
             if value and folded not in found:
                 found[folded] = value
-    out = list(found.values())
-    _last_keywords[:] = tags, kinds, out
-    return list(out)
+    text = ", ".join(found.values())
+    _last_keywords[:] = tags, kinds, text
+    return text
 
 
-_last_keywords: list[Any] = [None, None, []]
-"""The tags, kinds and keywords of the last call of `keywords`."""
+_last_keywords: list[Any] = [None, None, ""]
+"""The tags, kinds and keyword text of the last call of `keyword_text`."""
 
 
-@lru_cache(maxsize=4096)
-def _keyword(value: str) -> tuple[str, str]:
-    """A tag value as a keyword, and its case-blind form (topic values recur on every record)."""
-    value = clean(value.replace(",", " "))
-    return value, value.casefold()
+class _Keywords(dict[str, tuple[str, str]]):
+    """Tag value -> the keyword and its case-blind form, remembered (topic values recur on
+    every record); emptied when full, since method names are new on every record. A dict
+    lookup, not an lru_cache call: it runs for every tag."""
+
+    def __missing__(self, value: str) -> tuple[str, str]:
+        if len(self) >= 4096:
+            self.clear()
+        keyword = clean(value.replace(",", " "))
+        self[value] = pair = (keyword, keyword.casefold())
+        return pair
+
+
+_KEYWORDS = _Keywords()
 
 
 def extra_links(record: Record) -> list[tuple[str, str]]:
