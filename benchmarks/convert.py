@@ -64,10 +64,11 @@ MODES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "csl-json": ((".json",), ()),
     "both": ((".bib", ".json"), ()),
     "methods": ((".bib",), ("--tags", "method")),
+    "methods-json": ((".json",), ("--tags", "method")),
 }
 """End-to-end runs of `bib convert`, each in its own process: the outputs it writes and
-further options (`methods`: keywords from method names alone, so no topic, dataset or model
-matching: what conversion costs without the tags it does not write)."""
+further options (`methods`, `methods-json`: keywords from method names alone, so no topic,
+dataset or model matching: what conversion costs without the tags it does not write)."""
 
 
 def child(mode: str, path: Path) -> dict[str, float]:
@@ -162,7 +163,7 @@ def main() -> None:
     sizes = args.sizes or ([1_000] if args.quick else [1_000, 10_000, 100_000])
     ends: list[str] = []
     print("End to end (`bib convert`, one process per run; records/s of CPU time):")
-    print(f"{'N':>8} {'mode':>9} {'records/s':>10} {'CPU s':>7} {'wall s':>7} {'peak MiB':>9} "
+    print(f"{'N':>8} {'mode':>12} {'records/s':>10} {'CPU s':>7} {'wall s':>7} {'peak MiB':>9} "
           f"{'KiB/rec':>8} {'x bibtexparser':>15} {'x pybtex':>9}")  # fmt: skip
     previous: dict[str, tuple[int, float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -180,7 +181,7 @@ def main() -> None:
                 )
                 previous[mode] = (n, stats["rss_mib"])
                 print(
-                    f"{n:>8} {mode:>9} {rate:>10.0f} {stats['cpu']:>7.2f} {stats['wall']:>7.1f} "
+                    f"{n:>8} {mode:>12} {rate:>10.0f} {stats['cpu']:>7.2f} {stats['wall']:>7.1f} "
                     f"{stats['rss_mib']:>9.1f} {growth:>8.2f} "
                     f"{rate / refs['bibtexparser']:>15.1f} {rate / refs['pybtex']:>9.1f}"
                 )
@@ -188,7 +189,7 @@ def main() -> None:
             ends.append(f"{n:>8} " + " ".join(f"{n / times[s]:>9.0f}" for s in STAGES))
     print(f"(reference parsers timed on the first {SAMPLE} entries of our BibTeX output; "
           "x = our records/s divided by theirs; both = one run writing both files;\n"
-          " methods = .bib with `--tags method`; "
+          " methods, methods-json = .bib, .json with `--tags method`; "
           "KiB/rec = growth of the peak per extra record since the previous N)")  # fmt: skip
     print()
     print("Per stage (records/s of CPU time, each stage over all records in turn):")

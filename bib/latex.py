@@ -115,26 +115,32 @@ def _marks(text: str) -> bytes:
     return text.encode("utf-8", "surrogatepass").translate(None, _UNMARKED)
 
 
-# what translate deletes to leave the marks and any control character
-_UNMARKED_PRINTABLE = bytes(b for b in _UNMARKED if b >= 0x20 and b != 0x7F)
+# what translate deletes to leave the marks, any control character and any non-ASCII byte
+_PLAIN_PRINTABLE = bytes(b for b in _PRINTABLE_ASCII if chr(b) not in _MARKED)
 _CONTROL_BYTES = frozenset([*range(0x20), 0x7F])
+_NON_ASCII_BYTES = bytes(range(0x80, 0x100))
+_MARK_BYTES = _MARKED.encode()
 
 
 def _clean_marks(text: str) -> tuple[str, bytes]:
-    """`clean(text)` and its `_marks`: for ASCII text, from one bytes.translate.
+    """`clean(text)` and its `_marks`, from one bytes.translate when the text is clean.
 
     The result for the last long text is remembered (by identity: no hashing of an
     abstract): `bib convert` renders each record's abstract into every output in turn."""
     last = _last_clean_marks
     if text is last[0]:
         return last[1]
+    kept = text.encode("utf-8", "surrogatepass").translate(None, _PLAIN_PRINTABLE)
     if text.isascii():
-        marks = text.encode().translate(None, _UNMARKED_PRINTABLE)
-        if _CONTROL_BYTES.isdisjoint(marks) and "  " not in text:
-            result = text.strip(), marks  # stripped spaces are no marks
-        else:
-            cleaned = clean(text)
-            result = cleaned, _marks(cleaned)
+        marks = kept
+        printable = _CONTROL_BYTES.isdisjoint(kept)
+    else:
+        # isprintable looks each character up: only the few outside printable ASCII need it
+        marks = kept.translate(None, _NON_ASCII_BYTES)
+        others = kept.translate(None, _MARK_BYTES).decode("utf-8", "surrogatepass")
+        printable = others.isprintable()
+    if printable and _single_spaced(text):
+        result = text.strip(), marks  # stripped spaces are no marks
     else:
         cleaned = clean(text)
         result = cleaned, _marks(cleaned)
@@ -142,6 +148,13 @@ def _clean_marks(text: str) -> tuple[str, bytes]:
         last[:] = text, result
     return result
 
+
+def _single_spaced(text: str) -> bool:
+    """No two spaces in a row (a literal regex search beats `in` on a long text)."""
+    return "  " not in text if len(text) <= _LONG else _DOUBLE_SPACE.search(text) is None
+
+
+_DOUBLE_SPACE = re.compile("  ")
 
 _LONG = 200
 """Texts longer than this (abstracts) have their `_clean_marks` remembered."""
@@ -302,8 +315,9 @@ _BRACE_TOKEN = re.compile(r"\\.|[{}]", re.S)
 # (biblatex stores every field as one): no %, #, ^, backslash, braces or spaces.
 _URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:[A-Za-z0-9\-._~:/?\[\]@!$&'()*+,;=]+")
 _WORD = re.compile(r"[^\W_]+")
-# A whole _WORD of ASCII text with a capital after its first character
-_ASCII_CAPITAL_INSIDE = re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9][A-Za-z0-9]*?[A-Z][A-Za-z0-9]*")
+# A whole _WORD of ASCII text with a capital after its first character (possessive runs:
+# nothing to backtrack into, which makes the substitution half as slow)
+_ASCII_CAPITAL_INSIDE = re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9][a-z0-9]*+[A-Z][A-Za-z0-9]*+")
 
 
 # --- parsing -------------------------------------------------------------------------------
@@ -393,33 +407,119 @@ class _Delim:
 
 def clean(text: str) -> str:
     """Drop control characters and NULs, collapse whitespace (a field is one paragraph)."""
-    if (
-        not text.encode().translate(None, _PRINTABLE_ASCII)
-        if text.isascii()
-        else text.isprintable()
-    ) and "  " not in text:  # printable: no control character, no whitespace other than " "
-        return text.strip()
+    if _printable(text) and _single_spaced(text):
+        return text.strip()  # printable: no control character, no whitespace other than " "
     if text.isascii():
         if text.encode().translate(None, _NOT_CONTROL_ASCII):
             text = _CONTROL.sub("", text)
         return " ".join(text.split())  # str.split() splits where `\s` matches
     # Often only odd whitespace (a no-break space): when collapsing it leaves printable text
     # and no control character was whitespace, there was no control character to drop.
+    if "\xa0" in text:  # the usual one, replaced without splitting a long text into words
+        spaced = text.replace("\xa0", " ")
+        if _printable(spaced) and _single_spaced(spaced):
+            return spaced.strip()
     collapsed = " ".join(text.split())
-    if collapsed.isprintable() and not any(char in text for char in _SPACE_CONTROLS):
+    if _printable(collapsed) and not any(char in text for char in _SPACE_CONTROLS):
         return collapsed
     return " ".join(_CONTROL.sub("", text).split())
 
 
-@lru_cache(maxsize=64)
+def _printable(text: str) -> bool:
+    """`text.isprintable()`, without looking up every character of a long text: printable
+    ASCII is printable, so only the characters outside it are asked."""
+    if text.isascii():
+        return not text.encode().translate(None, _PRINTABLE_ASCII)
+    if len(text) <= _LONG:
+        return text.isprintable()
+    others = text.encode("utf-8", "surrogatepass").translate(None, _PRINTABLE_ASCII)
+    return others.decode("utf-8", "surrogatepass").isprintable()
+
+
 def parse(text: str, marks: bytes | None = None) -> list[Node]:
     """Read cleaned Record text into nodes; see the module docstring for what is structure.
     `marks` (`_marks(text)`, when the caller has it) spares looking for absent characters.
 
-    Cached (a few entries): each writer of a run parses the same abstract, one after the
-    other. Callers only read the nodes."""
+    Remembered: each writer of a run parses the same abstract, one after the other (the
+    last long text by identity, without hashing an abstract; short ones in a small cache).
+    Callers only read the nodes."""
+    if len(text) <= _LONG:
+        return _parse_short(text, marks)
+    last = _last_parse
+    if text is last[0]:
+        return last[1]
+    nodes = _parse_text(text, marks)
+    last[:] = text, nodes
+    return nodes
+
+
+_last_parse: list[Any] = [None, []]
+"""The last long text parsed and its nodes (the text held, so that no other string takes
+its identity)."""
+
+
+@lru_cache(maxsize=64)
+def _parse_short(text: str, marks: bytes | None) -> list[Node]:
+    return _parse_text(text, marks)
+
+
+def _parse_text(text: str, marks: bytes | None) -> list[Node]:
+    if marks is not None and _NOT_EMPHASIS.isdisjoint(marks):
+        nodes = _simple_emphasis(text, marks)
+        if nodes is not None:
+            return nodes
     src = _Source(text, marks)
     return _parse(src, 0, len(text), 0)
+
+
+_NOT_EMPHASIS = _MARKUP - frozenset(b"*_")
+
+
+def _simple_emphasis(text: str, marks: bytes) -> list[Node] | None:
+    """`_parse` of text whose only markup is `*` and `_` runs, when the runs that open
+    emphasis are each closed by the next such run, of the same length (one or two): the
+    common `**USMoE**` and `*Token Choice*`, paired without the delimiter stack of
+    `_emphasis`. None for the rest (a run of three, nesting, an opener never closed).
+
+    The other runs are text to `_emphasis` too: one that cannot open is never pushed, and
+    one that can close finds no opener of its character."""
+    end = len(text)
+    out: list[Node] = []
+    pos = 0  # where the text not yet in `out` starts
+    opener: tuple[str, int, int] | None = None  # the pending opener's character, start, end
+    stops = _positions(text, [char for char in "*_" if ord(char) in marks])
+    count = len(stops)
+    n = 0
+    while n < count:
+        j = stops[n]
+        char = text[j]
+        k = j + 1
+        while k < end and text[k] == char:
+            k += 1
+        n += k - j
+        can_open, can_close = _flanking(
+            char, text[j - 1] if j else " ", text[k] if k < end else " "
+        )
+        if opener is None:
+            if can_open:
+                if k - j > 2:
+                    return None
+                opener = char, j, k
+        elif char == opener[0] and can_close:
+            if k - j != opener[2] - opener[1]:
+                return None
+            if pos < opener[1]:
+                out.append(text[pos : opener[1]])
+            out.append(Styled(("bold" if k - j == 2 else "emph", [text[opener[2] : j]])))
+            pos = k
+            opener = None
+        elif can_open:
+            return None
+    if opener is not None:
+        return None
+    if pos < end:
+        out.append(text[pos:end])
+    return out
 
 
 def _parse(src: _Source, start: int, end: int, depth: int) -> list[Node]:
@@ -445,7 +545,9 @@ def _parse(src: _Source, start: int, end: int, depth: int) -> list[Node]:
                 k += 1
             if pos < j:
                 items.append(s[pos:j])
-            items.append(_delim(s, j, k, start, end))
+            # the edges of the parsed span count as spaces
+            opens, closes = _flanking(c, s[j - 1] if j > start else " ", s[k] if k < end else " ")
+            items.append(_Delim(c, k - j, opens, closes))
             delims = True
             pos = i = k
             n += k - j - 1  # the rest of the run: stops too, taken
@@ -482,13 +584,6 @@ def _is_punct(ch: str) -> bool:
     if ch.isascii():
         return ch in _ASCII_PUNCT
     return unicodedata.category(ch)[0] in "PS"
-
-
-def _delim(s: str, j: int, k: int, start: int, end: int) -> _Delim:
-    """The run of `*` or `_` at `s[j:k]`; the edges of the parsed span count as spaces."""
-    char = s[j]
-    can_open, can_close = _flanking(char, s[j - 1] if j > start else " ", s[k] if k < end else " ")
-    return _Delim(char, k - j, can_open, can_close)
 
 
 @lru_cache(maxsize=4096)
@@ -739,6 +834,14 @@ def _escaped(text: str, ascii: bool) -> str:
     return to_ascii(result) if ascii else result
 
 
+def escape_clean(text: str, *, ascii: bool = False) -> str:
+    """`escape` of text already clean (`clean(text) == text`, as keywords are), without
+    cleaning it again or remembering it: a record's keyword list is its own."""
+    if ascii and not text.isascii():
+        return to_ascii(_escape(unicodedata.normalize("NFC", text)))
+    return _escape(text)
+
+
 def _render_latex(nodes: list[Node], protect: bool, out: list[str], escape: bool = True) -> None:
     """Append the LaTeX of `nodes` to `out`; `escape=False`: text nodes hold no specials."""
     for node in nodes:
@@ -878,9 +981,14 @@ def to_text(text: str) -> str:
     # without them, unless a command prints a ligature's character (`\-`, a backtick; a
     # backtick in the source is caught by _may_ligate).
     typeset = _may_ligate(text, marks) or (
-        b"\\" in marks and ("\\-" in text or "\\textasciigrave" in text)
+        b"\\" in marks and ((b"\\-" in marks and "\\-" in text) or "\\textasciigrave" in text)
     )
-    return clean(_plain(parse(text, marks), typeset=typeset))
+    plain = _plain(parse(text, marks), typeset=typeset)
+    if b"$" in marks or b"\\" in marks:  # math (pylatexenc's text) may hold any character
+        return clean(plain)
+    # Without math or commands, the text is clean source text with markup taken out (and
+    # links' " (url)"): joining its parts can only double a space or leave one at an edge.
+    return plain.strip() if _single_spaced(plain) else clean(plain)
 
 
 def _typeset(text: str, marks: bytes | None = None) -> str:
@@ -897,7 +1005,16 @@ def _may_ligate(text: str, marks: bytes) -> bool:
 
     Every ligature holds `--`, `''` or a backtick. _marks keeps those characters in order,
     so what is not in `marks` is not in `text` (what is may be a false alarm: `a-b-c`)."""
-    return b"`" in marks or (b"--" in marks and "--" in text) or (b"''" in marks and "''" in text)
+    return (
+        b"`" in marks
+        or (b"--" in marks and _HYPHENS.search(text) is not None)
+        or (b"''" in marks and _QUOTES.search(text) is not None)
+    )
+
+
+# A literal regex search beats `in` for two characters in a long text (an abstract).
+_HYPHENS = re.compile("--")
+_QUOTES = re.compile("''")
 
 
 def _ligature(m: re.Match[str]) -> str:

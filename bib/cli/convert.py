@@ -5,10 +5,11 @@ from __future__ import annotations
 import contextlib
 import gc
 import itertools
+import marshal
 import os
 import sys
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -116,21 +117,27 @@ def _batch_collection() -> Iterator[None]:
         gc.unfreeze()
 
 
-def _write(
-    spooled: pipeline.Spooled,
-    late: list[pipeline.Stage],
-    targets: list[tuple[Path | None, str]],
-    options: dict[str, Any],
-) -> None:
-    """Run the `late` stages over the spooled records and stream every output into a temp
-    file beside its target (standard output: an anonymous one); rename them all only when
-    every output was written, else delete them, so a failure leaves no output created or
-    changed.
+def _encoder(formats: list[str], options: dict[str, Any]) -> Callable[[Record], bytes]:
+    """What the spool keeps of a record: its entry in each of `formats`, cut where its key
+    goes (`writers.template`), so that writing needs only the keys (they need every record)."""
 
-    Outputs in the same record order share one pass: each record goes through the late
-    stages once and is rendered into each of them (BibTeX and CSL-JSON orders differ only
-    when two keys differ in case alone).
+    def encode(record: Record) -> bytes:
+        return marshal.dumps([writers.template(record, fmt, **options) for fmt in formats])
+
+    return encode
+
+
+def _write(
+    spooled: pipeline.Spooled, formats: list[str], targets: list[tuple[Path | None, str]]
+) -> None:
+    """Stream every output into a temp file beside its target (standard output: an anonymous
+    one), in key order, from the entries spooled in `formats`; rename them all only when every
+    output was written, else delete them, so a failure leaves no output created or changed.
+
+    Outputs in the same record order share one reading of the spool (BibTeX and CSL-JSON
+    orders differ only when two keys differ in case alone).
     """
+    _check_keys(spooled.keys)
     with contextlib.ExitStack() as cleanup:
         staged = [(path, fmt, _stage_file(path, cleanup)) for path, fmt in targets]
         passes: list[tuple[list[int], list[tuple[str, IO[str]]]]] = []
@@ -142,25 +149,47 @@ def _write(
             else:
                 same[1].append((fmt, handle))
         for order, outputs in passes:
-            stream: Iterable[Record] = spooled.records(order)
-            for stage in late:
-                stream = stage(stream)
-            copies = itertools.tee(stream, len(outputs))
+            entries = zip(
+                map(spooled.keys.__getitem__, order),
+                map(marshal.loads, spooled.items(order)),
+                strict=True,
+            )
+            copies = itertools.tee(entries, len(outputs))
             pieces = [
-                writers.stream(copy, fmt, **options)
+                _entries(copy, fmt, formats.index(fmt))
                 for copy, (fmt, _) in zip(copies, outputs, strict=True)
             ]
-            # Lockstep: each writer yields once per record, so tee holds one record at most.
-            for step in itertools.zip_longest(*pieces):
+            # Lockstep: each output yields once per record, so tee holds one record at most.
+            for step in zip(*pieces, strict=True):
                 for piece, (_, handle) in zip(step, outputs, strict=True):
-                    if piece is not None:
-                        handle.write(piece)
+                    handle.write(piece)
         for path, _, handle in staged:
             if path is None:
                 _echo_file(handle)
             else:
                 _publish(handle, path)
         cleanup.pop_all()
+
+
+Templates = Iterable[tuple[str, list[list[str]]]]
+"""(key, `writers.template` of each format) of records, in output order."""
+
+
+def _entries(templates: Templates, fmt: str, slot: int) -> Iterator[str]:
+    """The pieces of a whole `fmt` output from (key, templates) of its records in order, where
+    `slot` is the position of its format's template."""
+    return writers.layout(fmt).wrap(key.join(cut[slot]) for key, cut in templates)
+
+
+def _check_keys(keys: Iterable[str]) -> None:
+    """Refuse a key that a writer would refuse: unsafe, or given twice."""
+    seen: set[str] = set()
+    for key in keys:
+        if not writers.safe_key(key):
+            raise BibError(f"citation key {key!r} is not safe for BibTeX and pandoc")
+        if key in seen:
+            raise BibError(f"citation key {key!r} is used by two records")
+        seen.add(key)
 
 
 def _stage_file(path: Path | None, cleanup: contextlib.ExitStack) -> IO[str]:
@@ -270,28 +299,27 @@ def convert(
         raise BibError(f"unknown input format '{source_format}' (use one of: {', '.join(FORMATS)})")
     targets = _targets(outputs, fmt)
     kinds = _tag_kinds(tag_text)
+    if kinds is None:
+        kinds = writers.DEFAULT_TAG_KINDS
     console = Console(stderr=True)
     # only the tags written are made: the contribution tags cost a fifth of the tagging
-    stages = tag_stages(
-        vocab_files, max_topics, writers.DEFAULT_TAG_KINDS if kinds is None else kinds
-    )
-    # Keys need the key stages only: the rest (tags) runs record by record while writing, so
-    # no tagged record is held (see _write).
-    late = [stage for stage in stages if stage not in pipeline.KEY_STAGES]
+    stages = tag_stages(vocab_files, max_topics, kinds)
     if sys.stderr.isatty():
-        late.append(progress_stage(console))
-    options = {"ascii": ascii_only} | ({"tag_kinds": kinds} if kinds is not None else {})
+        stages = [*stages, progress_stage(console)]
+    options = {"ascii": ascii_only, "tag_kinds": kinds}
+    formats = list(dict.fromkeys(fmt for _, fmt in targets))
     with _batch_collection():
         spooled = pipeline.spool(
             inputs,
             fmt=source_format,
             venue=venue,
             year=_year(year_text),
-            extractors=[stage for stage in stages if stage in pipeline.KEY_STAGES],
+            extractors=stages,
             report=lambda message: click.echo(f"bib: {message}", err=True),
+            encode=_encoder(formats, options),
         )
         with spooled:
-            _write(spooled, late, targets, options)
+            _write(spooled, formats, targets)
     stats = spooled.stats
     where = ", ".join(str(path) if path else "stdout" for path, _ in targets)
     click.echo(

@@ -11,22 +11,24 @@ import itertools
 import re
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
+from typing import Any
 
 from bibtexparser.bibdatabase import BibDatabase
 from bibtexparser.bwriter import BibTexWriter
 
-from bib.latex import escape, link, to_latex, to_text, url_value, verbatim_value
+from bib.latex import escape, escape_clean, link, to_latex, to_text, url_value, verbatim_value
 from bib.record import Author, EntryType, Record, TagKind
 from bib.writers.common import (
     DEFAULT_TAG_KINDS,
     DERIVED_TITLE_NOTE,
-    check_new_key,
+    Layout,
     check_unique_keys,
     checked_key,
     error,
     extra_links,
     join_sentences,
-    keywords,
+    keyword_text,
+    with_new_keys,
 )
 
 DIALECTS = ("bibtex", "biblatex")
@@ -155,8 +157,10 @@ def _entry(record: Record, dialect: str, ascii: bool, kinds: tuple[TagKind, ...]
     # record has the attribute, empty values are never stored, and the record's own fields
     # come in DISPLAY_ORDER, so that only Record.fields need sorting (see `stream`).
     biblatex = dialect == "biblatex"
-    entry_type, container, publisher, container_first = _LAYOUT[dialect][record.entry_type]
-    fields: dict[str, str] = {"ENTRYTYPE": entry_type, "ID": checked_key(record)}
+    fields: dict[str, str] = {
+        "ENTRYTYPE": _LAYOUT[dialect][record.entry_type][0],
+        "ID": checked_key(record),
+    }
     if record.authors:
         author = " and ".join(filter(None, [_name(a, ascii) for a in record.authors]))
         if author:
@@ -165,21 +169,20 @@ def _entry(record: Record, dialect: str, ascii: bool, kinds: tuple[TagKind, ...]
         # BibTeX styles sort and label by `key` when there is no author (else plainnat warns
         # "to sort, need author or key"); biber needs no such help.
         fields["key"] = escape(label(record), ascii=ascii) or fields["ID"]
-    if value := _latex_text(record.title, ascii, True):
+    if value := _latex_title(record.title, ascii):
         fields["title"] = value
-    container_title = escape(record.container_title, ascii=ascii)
-    if container_title and container_first:
-        fields[container] = container_title
-    if biblatex and (value := escape(record.event_title or record.venue, ascii=ascii)):
-        fields["eventtitle"] = value
-    if container_title and not container_first:
-        fields[container] = container_title
-    if value := escape(record.series, ascii=ascii):
-        fields["series"] = value
-    if value := escape(record.publisher, ascii=ascii):
-        fields[publisher] = value
-    if record.year is not None:
-        fields["date" if biblatex else "year"] = str(record.year)
+    fields.update(
+        _venue_fields(
+            dialect,
+            record.entry_type,
+            ascii,
+            record.container_title,
+            record.event_title or record.venue,
+            record.series,
+            record.publisher,
+            record.year,
+        )
+    )
     if record.doi and (value := verbatim_value(record.doi)):
         fields["doi"] = value
     if record.arxiv_id and (value := verbatim_value(record.arxiv_id)):
@@ -192,10 +195,22 @@ def _entry(record: Record, dialect: str, ascii: bool, kinds: tuple[TagKind, ...]
         fields["url"] = value
     # Keywords are clean text: escaping their list escapes each of them (escapes are per
     # character, and NFC does not compose across ", ").
-    if value := escape(", ".join(keywords(record, kinds)), ascii=ascii):
+    if value := escape_clean(keyword_text(record, kinds), ascii=ascii):
         fields["keywords"] = value
-    if value := _latex_text(record.abstract, ascii, False):
+    if value := _latex_abstract(record.abstract, ascii):
         fields["abstract"] = value
+    if record.note or record.links:
+        _put_notes(record, fields, biblatex, ascii)
+    elif record.title_derived:  # the common case, with no sentences to join
+        fields["note"] = DERIVED_TITLE_NOTE
+    if record.fields:
+        _put_extra_fields(record, fields, dialect, ascii)
+    return fields
+
+
+def _put_notes(record: Record, fields: dict[str, str], biblatex: bool, ascii: bool) -> None:
+    """The note (the derived-title marker, the record's note) and the extra links: in the
+    note for BibTeX, in `addendum` for BibLaTeX."""
     note = [
         DERIVED_TITLE_NOTE if record.title_derived else "",
         to_latex(record.note, ascii=ascii) if record.note else "",
@@ -208,16 +223,61 @@ def _entry(record: Record, dialect: str, ascii: bool, kinds: tuple[TagKind, ...]
             fields["addendum"] = value
     elif value := join_sentences(note + links):
         fields["note"] = value
-    if record.fields:
-        _put_extra_fields(record, fields, dialect, ascii)
-    return fields
+
+
+@lru_cache(maxsize=64)
+def _venue_fields(
+    dialect: str,
+    kind: EntryType,
+    ascii: bool,
+    container_title: str,
+    event_title: str,
+    series: str,
+    publisher: str,
+    year: int | None,
+) -> tuple[tuple[str, str], ...]:
+    """The container, event, series, publisher and year fields, in DISPLAY_ORDER:
+    remembered, since the records of a paper list share them."""
+    _, container, publisher_field, container_first = _LAYOUT[dialect][kind]
+    biblatex = dialect == "biblatex"
+    fields: dict[str, str] = {}
+    container_text = escape(container_title, ascii=ascii)
+    if container_text and container_first:
+        fields[container] = container_text
+    if biblatex and (value := escape(event_title, ascii=ascii)):
+        fields["eventtitle"] = value
+    if container_text and not container_first:
+        fields[container] = container_text
+    if value := escape(series, ascii=ascii):
+        fields["series"] = value
+    if value := escape(publisher, ascii=ascii):
+        fields[publisher_field] = value
+    if year is not None:
+        fields["date" if biblatex else "year"] = str(year)
+    return tuple(fields.items())
 
 
 @lru_cache(maxsize=8)
-def _latex_text(text: str, ascii: bool, protect: bool) -> str:
-    """`to_latex` of a title or an abstract, remembered: `bib convert` writes a record's
-    BibTeX and BibLaTeX one after the other, and these two are most of the work."""
-    return to_latex(text, ascii=ascii, protect=protect)
+def _latex_title(text: str, ascii: bool) -> str:
+    """`to_latex` of a title, remembered: `bib convert` writes a record's BibTeX and
+    BibLaTeX one after the other, and the title and abstract are most of the work."""
+    return to_latex(text, ascii=ascii, protect=True)
+
+
+def _latex_abstract(text: str, ascii: bool) -> str:
+    """`to_latex` of an abstract, the last one remembered by identity (as `_latex_title`,
+    but without hashing an abstract, a cost of its own when one output is written)."""
+    last = _last_abstract
+    if text is last[0] and ascii == last[1]:
+        return last[2]
+    value = to_latex(text, ascii=ascii)
+    last[:] = text, ascii, value
+    return value
+
+
+_last_abstract: list[Any] = [None, False, ""]
+"""The last abstract, `ascii`, and its LaTeX (the text held, so that no other string takes
+its identity)."""
 
 
 def _put_extra_fields(record: Record, fields: dict[str, str], dialect: str, ascii: bool) -> None:
@@ -289,12 +349,18 @@ _NOT_FIELDS = frozenset({"ENTRYTYPE", "ID"})
 def format_entry(fields: dict[str, str]) -> str:
     """One entry exactly as `dumps` writes it (bibtexparser 1.4's BibTexWriter with our
     settings), without a database around it, so that entries can be written one by one."""
-    return _format(fields, sorted(fields.keys() - _NOT_FIELDS, key=_RANK.__getitem__))
+    names = sorted(fields.keys() - _NOT_FIELDS, key=_RANK.__getitem__)
+    return _format(fields, [(name, fields[name]) for name in names])
 
 
-def _format(fields: dict[str, str], names: Iterable[str]) -> str:
-    body = "".join([f",\n  {name} = {{{fields[name]}}}" for name in names])
-    return f"@{fields['ENTRYTYPE']}{{{fields['ID']}{body}\n}}\n"
+def _format(fields: dict[str, str], members: Iterable[tuple[str, str]]) -> str:
+    # One join of all the pieces, so that each value (an abstract is most of the entry) is
+    # copied once.
+    parts = ["@", fields["ENTRYTYPE"], "{", fields["ID"]]
+    for name, value in members:
+        parts += (",\n  ", name, " = {", value, "}")
+    parts.append("\n}\n")
+    return "".join(parts)
 
 
 def order_key(key: str) -> str:
@@ -312,18 +378,22 @@ def stream(
     """`render` piece by piece for records already in `order_key` order, holding none of
     them: the text of all pieces is what `render` returns for the same records."""
     kinds = tuple(tag_kinds)
-    seen: set[str] = set()
-    separator = ""
-    for record in records:
-        check_new_key(record, seen)
-        if dialect not in DIALECTS:
-            raise error(record, f"unknown BibTeX dialect {dialect!r}")
-        fields = _entry(record, dialect, ascii, kinds)
-        if record.fields:
-            yield separator + format_entry(fields)
-        else:  # ENTRYTYPE, ID, then fields already in DISPLAY_ORDER
-            yield separator + _format(fields, itertools.islice(fields, 2, None))
-        separator = "\n"
+    return LAYOUT.wrap(entry_text(r, dialect, ascii, kinds) for r in with_new_keys(records))
+
+
+LAYOUT = Layout(first="", between="\n", last="", empty="")
+"""What goes around and between entries (nothing after the last: each ends in a newline)."""
+
+
+def entry_text(record: Record, dialect: str, ascii: bool, kinds: tuple[TagKind, ...]) -> str:
+    """One record's entry as `stream` writes it."""
+    if dialect not in DIALECTS:
+        raise error(record, f"unknown BibTeX dialect {dialect!r}")
+    fields = _entry(record, dialect, ascii, kinds)
+    if record.fields:
+        return format_entry(fields)
+    # ENTRYTYPE, ID, then fields already in DISPLAY_ORDER
+    return _format(fields, itertools.islice(fields.items(), 2, None))
 
 
 def render(

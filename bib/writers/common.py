@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from functools import lru_cache
-from typing import Any
+from collections.abc import Iterable, Iterator
+from typing import Any, NamedTuple
 
 from bib.errors import BibError
 from bib.latex import clean
@@ -43,42 +42,57 @@ def checked_key(record: Record) -> str:
     """The citation key, refused when BibTeX, biber or pandoc could misread it."""
     if not record.key:
         raise error(record, "no citation key (keys are assigned by bib.keys before writing)")
-    if not _KEY.fullmatch(record.key):
+    if not safe_key(record.key):
         raise error(record, f"citation key {record.key!r} is not safe for BibTeX and pandoc")
     return record.key
 
 
-def keywords(record: Record, kinds: tuple[TagKind, ...] | frozenset[TagKind]) -> list[str]:
-    """Tag values of the selected kinds, in tag order, without duplicates (case-blind).
+def safe_key(key: str) -> bool:
+    """Whether BibTeX, biber and pandoc all read `key` as it is."""
+    return _KEY.fullmatch(key) is not None
+
+
+def keyword_text(record: Record, kinds: tuple[TagKind, ...] | frozenset[TagKind]) -> str:
+    """Tag values of the selected kinds, in tag order, without duplicates (case-blind),
+    joined by ", ": what both writers write.
 
     A comma inside a value would split it in two (biblatex, Zotero), so it becomes a space.
     """
     tags = record.tags
     last_tags, last_kinds, last = _last_keywords
     # `bib convert` writes each record into every output in turn: the same tags tuple (held
-    # here, so that it stays the object it was) with the same kinds gives the same list.
+    # here, so that it stays the object it was) with the same kinds gives the same text.
     if tags is last_tags and kinds == last_kinds:
-        return list(last)
+        return last
     found: dict[str, str] = {}
     for tag in tags:
         if tag.kind in kinds:
-            value, folded = _keyword(tag.value)
+            value, folded = _KEYWORDS[tag.value]
             if value and folded not in found:
                 found[folded] = value
-    out = list(found.values())
-    _last_keywords[:] = tags, kinds, out
-    return list(out)
+    text = ", ".join(found.values())
+    _last_keywords[:] = tags, kinds, text
+    return text
 
 
-_last_keywords: list[Any] = [None, None, []]
-"""The tags, kinds and keywords of the last call of `keywords`."""
+_last_keywords: list[Any] = [None, None, ""]
+"""The tags, kinds and keyword text of the last call of `keyword_text`."""
 
 
-@lru_cache(maxsize=4096)
-def _keyword(value: str) -> tuple[str, str]:
-    """A tag value as a keyword, and its case-blind form (topic values recur on every record)."""
-    value = clean(value.replace(",", " "))
-    return value, value.casefold()
+class _Keywords(dict[str, tuple[str, str]]):
+    """Tag value -> the keyword and its case-blind form, remembered (topic values recur on
+    every record); emptied when full, since method names are new on every record. A dict
+    lookup, not an lru_cache call: it runs for every tag."""
+
+    def __missing__(self, value: str) -> tuple[str, str]:
+        if len(self) >= 4096:
+            self.clear()
+        keyword = clean(value.replace(",", " "))
+        self[value] = pair = (keyword, keyword.casefold())
+        return pair
+
+
+_KEYWORDS = _Keywords()
 
 
 def extra_links(record: Record) -> list[tuple[str, str]]:
@@ -105,14 +119,38 @@ def join_sentences(parts: Iterable[str]) -> str:
     return out
 
 
-def check_unique_keys(records: list[Record]) -> None:
+def check_unique_keys(records: Iterable[Record]) -> None:
+    for _ in with_new_keys(records):
+        pass
+
+
+def with_new_keys(records: Iterable[Record]) -> Iterator[Record]:
+    """The records, refusing one whose key an earlier one has."""
     seen: set[str] = set()
     for record in records:
-        check_new_key(record, seen)
+        if record.key in seen:
+            raise error(record, f"citation key {record.key!r} is used by two records")
+        seen.add(record.key)
+        yield record
 
 
-def check_new_key(record: Record, seen: set[str]) -> None:
-    """Refuse a key already in `seen` (the keys written so far), else add it."""
-    if record.key in seen:
-        raise error(record, f"citation key {record.key!r} is used by two records")
-    seen.add(record.key)
+class Layout(NamedTuple):
+    """What a format writes around and between its entries."""
+
+    first: str
+    """Before the first entry."""
+    between: str
+    last: str
+    """After the last entry."""
+    empty: str
+    """The whole text when there is no entry."""
+
+    def wrap(self, entries: Iterable[str]) -> Iterator[str]:
+        """Each entry with what goes before it, then the end: the pieces of a whole file."""
+        opening = self.first
+        written = False
+        for text in entries:
+            yield opening + text
+            opening = self.between
+            written = True
+        yield self.last if written else self.empty

@@ -27,13 +27,14 @@ from bib.record import EntryType, Record, TagKind
 from bib.writers.common import (
     DEFAULT_TAG_KINDS,
     DERIVED_TITLE_NOTE,
-    check_new_key,
+    Layout,
     check_unique_keys,
     checked_key,
     error,
     extra_links,
     join_sentences,
-    keywords,
+    keyword_text,
+    with_new_keys,
 )
 
 CSL_TYPES = {
@@ -104,14 +105,14 @@ def _item(record: Record, kinds: tuple[TagKind, ...]) -> dict[str, Any]:
         names := [_name(a.family, a.given, a.literal) for a in record.authors if a.display]
     ):
         out["author"] = names
-    if value := _venue_text(record.container_title):
-        out["container-title"] = value
-    if value := _venue_text(record.event_title or record.venue):
-        out["event-title"] = value
-    if value := _venue_text(record.series):
-        out["collection-title"] = value
-    if value := _venue_text(record.publisher):
-        out["publisher"] = value
+    out.update(
+        _venue_variables(
+            record.container_title,
+            record.event_title or record.venue,
+            record.series,
+            record.publisher,
+        )
+    )
     if record.year is not None:
         out["issued"] = {"date-parts": [[record.year]]}
     if record.doi and (value := clean(record.doi)):
@@ -123,16 +124,13 @@ def _item(record: Record, kinds: tuple[TagKind, ...]) -> dict[str, Any]:
         out.setdefault("publisher", "arXiv")
     if value := to_text(record.abstract):
         out["abstract"] = value
-    if value := ", ".join(keywords(record, kinds)):
+    if value := keyword_text(record, kinds):
         out["keyword"] = value
-    note = [
-        DERIVED_TITLE_NOTE if record.title_derived else "",
-        to_text(record.note) if record.note else "",
-    ]
-    if record.links:
-        note += [f"{label}: {url}" for label, url in extra_links(record)]
-    if value := join_sentences(note):
-        out["note"] = value
+    if record.note or record.links:
+        if value := _note(record):
+            out["note"] = value
+    elif record.title_derived:  # the common case, with no sentences to join
+        out["note"] = DERIVED_TITLE_NOTE
     custom = _put_fields(record, out) if record.fields else {}
     if record.arxiv_id:
         custom["arxiv"] = clean(record.arxiv_id)
@@ -141,8 +139,29 @@ def _item(record: Record, kinds: tuple[TagKind, ...]) -> dict[str, Any]:
     return out
 
 
-_venue_text = lru_cache(maxsize=4096)(clean)
-"""`clean`, remembered: container, event, series and publisher recur on every record."""
+def _note(record: Record) -> str:
+    """The derived-title marker, the record's note and the extra links, as one note."""
+    note = [
+        DERIVED_TITLE_NOTE if record.title_derived else "",
+        to_text(record.note) if record.note else "",
+    ]
+    if record.links:
+        note += [f"{label}: {url}" for label, url in extra_links(record)]
+    return join_sentences(note)
+
+
+@lru_cache(maxsize=64)
+def _venue_variables(
+    container_title: str, event_title: str, series: str, publisher: str
+) -> tuple[tuple[str, str], ...]:
+    """The container, event, series and publisher variables: remembered, since the records
+    of a paper list share them."""
+    variables = zip(
+        ("container-title", "event-title", "collection-title", "publisher"),
+        map(clean, (container_title, event_title, series, publisher)),
+        strict=True,
+    )
+    return tuple((name, value) for name, value in variables if value)
 
 
 def _put_fields(record: Record, out: dict[str, Any]) -> dict[str, Any]:
@@ -227,8 +246,12 @@ def _member_shapes(members: Collection[Any]) -> tuple[Any, ...]:
     types = tuple(map(type, members))
     if _SCALARS.issuperset(types):
         return types
-    pairs = zip(types, members, strict=True)
-    return tuple([t if t in _SCALARS else _shape(v) for t, v in pairs])
+    shapes = list(types)  # the scalars' shapes: only the few containers are walked
+    values = list(members)
+    for i, kind in enumerate(types):
+        if kind not in _SCALARS:
+            shapes[i] = _shape(values[i])
+    return tuple(shapes)
 
 
 def _year_date(value: dict[Any, Any]) -> int | None:
@@ -252,7 +275,10 @@ _YEAR_DATE_SHAPE = (dict, ("date-parts",), _member_shapes([[[2026]]]))
 
 def _validate(candidate: dict[str, Any], fail: Any) -> None:
     kind = candidate.get("type")
-    shape = (kind if isinstance(kind, str) else None, _shape(candidate))
+    # The item's shape as `_shape` makes a dict's (an item is no year date), without its
+    # two calls: this runs for every item.
+    members = _member_shapes(candidate.values())
+    shape = (kind if isinstance(kind, str) else None, tuple(candidate), members)
     if shape in _VALID_SHAPES:
         return
     problem = next(iter(validator().iter_errors(candidate)), None)
@@ -275,18 +301,21 @@ _encode_string = json.encoder.encode_basestring  # type: ignore[attr-defined]
 
 
 def _pretty_item(value: dict[str, Any]) -> str:
-    """`_pretty(value, "  ")` for an item, the value `stream` writes: its values are mostly
-    strings, encoded here without a call per value."""
-    lines = [
-        _MEMBER[key]
-        + (
-            (_encode_string(v) if len(v) < _LONG else _long_string(v))
-            if type(v) is str
-            else _pretty(v, "    ")
-        )
-        for key, v in value.items()
-    ]
-    return "{\n" + ",\n".join(lines) + "\n  }" if lines else "{}"
+    """`_pretty(value, "  ")` for an item, the value `stream` writes: one join of all its
+    pieces (each value copied once), its strings (most values) encoded here."""
+    parts = ["{"]
+    for key, v in value.items():
+        if type(v) is not str:
+            parts += (_MEMBER[key], _pretty(v, "    "))
+        elif len(v) < _LONG or v.encode("utf-8", "surrogatepass").translate(None, _JSON_VERBATIM):
+            parts += (_MEMBER[key], _encode_string(v))
+        else:  # a long text with nothing to escape (an abstract), as one bytes.translate
+            parts += (_MEMBER[key], '"', v, '"')  # tells several times faster than the encoder
+    if len(parts) == 1:
+        return "{}"
+    parts[1] = parts[1][1:]  # the first member's line follows "{" without a comma
+    parts.append("\n  }")
+    return "".join(parts)
 
 
 # Bytes of UTF-8 text that JSON writes as they are (ensure_ascii=False): all but `"`, `\`
@@ -297,19 +326,12 @@ _JSON_VERBATIM = bytes(b for b in range(256) if b >= 0x20 and b not in b'"\\')
 _LONG = 200
 
 
-def _long_string(text: str) -> str:
-    """`_encode_string(text)`; a long text with nothing to escape (an abstract) is quoted
-    after one bytes.translate, which is several times faster than the encoder's scan."""
-    if text.encode("utf-8", "surrogatepass").translate(None, _JSON_VERBATIM):
-        return _encode_string(text)
-    return '"' + text + '"'
-
-
 class _Member(dict[str, str]):
-    """The start of an item's member line, `    "key": `, made once per key."""
+    """What comes before an item's member: `,` ending the line before, then `    "key": `,
+    made once per key."""
 
     def __missing__(self, key: str) -> str:
-        self[key] = text = f"    {_encode_string(str(key))}: "
+        self[key] = text = f",\n    {_encode_string(str(key))}: "
         return text
 
 
@@ -324,6 +346,9 @@ def _pretty(value: Any, indent: str) -> str:
         return _encode_string(value)
     if kind is int:
         return int.__repr__(value)
+    if isinstance(value, dict):  # before lists: an item's `issued` (no type is both)
+        year = _year_date(value)
+        return _pretty_dict(value, indent) if year is None else _year_date_text(year, indent)
     if kind is list or kind is tuple or isinstance(value, list | tuple):
         if not value:
             return "[]"
@@ -332,9 +357,6 @@ def _pretty(value: Any, indent: str) -> str:
             return f"[\n{inner}{_pretty(value[0], inner)}\n{indent}]"
         lines = [inner + _pretty(v, inner) for v in value]
         return "[\n" + ",\n".join(lines) + f"\n{indent}]"
-    if isinstance(value, dict):
-        year = _year_date(value)
-        return _pretty_dict(value, indent) if year is None else _year_date_text(year, indent)
     if isinstance(value, str):
         return _encode_string(value)
     return json.dumps(value)
@@ -365,13 +387,16 @@ def stream(
     """`render` piece by piece for records already in `order_key` order, holding none of
     them: the text of all pieces is what `render` returns for the same records."""
     kinds = tuple(tag_kinds)
-    seen: set[str] = set()
-    opening = "[\n  "
-    for record in records:
-        check_new_key(record, seen)
-        yield opening + _pretty_item(item(record, kinds))  # item() has validated it
-        opening = ",\n  "
-    yield "[]\n" if opening.startswith("[") else "\n]\n"
+    return LAYOUT.wrap(entry_text(record, kinds) for record in with_new_keys(records))
+
+
+LAYOUT = Layout(first="[\n  ", between=",\n  ", last="\n]\n", empty="[]\n")
+"""What goes around and between items: one JSON array, indented by two."""
+
+
+def entry_text(record: Record, kinds: tuple[TagKind, ...]) -> str:
+    """One record's item as `stream` writes it (validated by `item`)."""
+    return _pretty_item(item(record, kinds))
 
 
 def render(records: Iterable[Record], *, tag_kinds: Iterable[TagKind] = DEFAULT_TAG_KINDS) -> str:

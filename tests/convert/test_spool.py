@@ -110,3 +110,26 @@ def test_an_extraction_stage_that_drops_records_is_refused(tmp_path) -> None:
 
     with pytest.raises(RuntimeError, match="fewer"):
         pipeline.run([tmp_path / "a.txt"], extractors=[all_but_the_first])
+
+
+def test_the_spool_keeps_what_encode_makes_of_each_record(tmp_path) -> None:
+    (tmp_path / "a.txt").write_text(f"ICML 2026\n\n{ABSTRACT}\n\nOther.\n", encoding="utf-8")
+    with pipeline.spool([tmp_path / "a.txt"], encode=lambda r: r.method.encode()) as spooled:
+        assert list(spooled.items(range(2))) == [b"FairJudge", b""]
+
+
+def test_records_pass_every_stage_in_their_order_across_batches(tmp_path) -> None:
+    count = 2 * pipeline.BATCH + 3
+    paragraphs = "".join(f"Paper number {i} studies topic {i}.\n\n" for i in range(count))
+    (tmp_path / "a.txt").write_text(f"ICML 2026\n\n{paragraphs}", encoding="utf-8")
+    seen: list[int] = []
+
+    def numbered(records):
+        for record in records:
+            seen.append(record.sources[0].line)
+            yield record
+
+    encode = lambda r: str(r.sources[0].line).encode()  # noqa: E731
+    with pipeline.spool([tmp_path / "a.txt"], extractors=[numbered], encode=encode) as spooled:
+        lines = [int(item) for item in spooled.items(range(count))]
+    assert lines == seen == [3 + 2 * i for i in range(count)]

@@ -6,7 +6,8 @@ import dataclasses
 import pickle
 from pathlib import Path
 
-from bib.extract.tags import _tag, tag_records
+from bib.extract.tags import BATCH, _tag, tag_record, tag_records, tag_stream
+from bib.extract.vocabulary import shipped
 from bib.record import Link, LinkRole, Record, Tag, TagKind
 from bib.writers import DEFAULT_TAG_KINDS
 
@@ -185,3 +186,17 @@ def test_each_choice_of_kinds_gives_those_tags_of_the_full_stage_on_the_seeds(se
         some = tag_records(records, kinds=kinds)
         for one, every in zip(some, full, strict=True):
             assert one.tags == tuple(t for t in every.tags if t.kind in kinds), one.id
+
+
+def test_a_stream_tags_each_record_as_tagging_it_alone_does(seeds) -> None:
+    """The stream tags records a batch at a time, step by step: more than a batch here."""
+    records = [
+        Record(id=f"{path.stem}-{i}", abstract=text.strip(), title="Mixture of Experts" * (i % 2))
+        for path in [*seeds, DATA / "stress.txt"]
+        for i, text in enumerate(path.read_text(encoding="utf-8").split("\n\n")[1:])
+        if text.strip()
+    ]
+    assert len(records) > BATCH
+    vocabulary = shipped()
+    alone = [tag_record(record, vocabulary) for record in records]
+    assert list(tag_stream(records, vocabulary=vocabulary)) == alone

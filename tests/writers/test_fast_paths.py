@@ -1,9 +1,10 @@
 """The writers' fast paths say exactly what their plain definitions say, for any text.
 
-bib.latex and bib.writers.csljson skip work when a cheap check proves it unneeded (a
+bib.latex and the writers skip work when a cheap check proves it unneeded (a
 bytes.translate instead of a regex scan, no escaping or ligature pass over text nodes that
-cannot need one, a quoted JSON string without the encoder). Each property below compares
-one of them with the straightforward definition it replaces.
+cannot need one, emphasis paired without the delimiter stack, a quoted JSON string without
+the encoder) or remember what they made (by identity, or per tag value). Each property
+below compares one of them with the straightforward definition it replaces.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from hypothesis import strategies as st
 
 from bib import latex
 from bib.record import TagKind
-from bib.writers import common, csljson
+from bib.writers import bibtex, common, csljson
 
 PIECES = [
     *"{}\\$%&#_^~*`[]()<>|@,=\"'!?-. \n\t\r\x00\x07\x0b\x1f\x7f\x85\xa0\u2028\u3000",
@@ -85,33 +86,57 @@ def reference_protect(text: str) -> str:
     return "".join([*out, reference_escape(text[pos:])])
 
 
+def reference_parse(text: str) -> list:
+    """The parser itself: no remembered nodes, no shortcut for simple emphasis."""
+    return latex._parse(latex._Source(text), 0, len(text), 0)
+
+
 def reference_to_latex(text: str, protect: bool) -> str:
     """Always parse, escape every text node."""
     out: list[str] = []
-    latex._render_latex(latex.parse(latex.clean(text)), protect, out)
+    latex._render_latex(reference_parse(latex.clean(text)), protect, out)
     return "".join(out)
 
 
 def reference_to_text(text: str) -> str:
     """Always parse, typeset every text node."""
-    return latex.clean(latex._plain(latex.parse(latex.clean(text)), typeset=True))
+    return latex.clean(latex._plain(reference_parse(latex.clean(text)), typeset=True))
 
 
 # Whitespace and control characters, ASCII and not, side by side
 spaces = st.lists(
-    st.sampled_from(["a", "é", " ", "\xa0", "\t", "\n", "\x0b", "\x1c", "\x00", "\x85", "\u2028"]),
+    st.sampled_from(
+        ["a", "é", " ", "\xa0", "\t", "\n", "\x0b", "\x1c", "\x00", "\x85", "\u2028", "\ud800"]
+    ),
     max_size=10,
 ).map("".join)
 
 
-@given(st.one_of(texts, spaces))
+# Long enough for the paths taken for abstracts, with the pieces at both ends
+long_texts = st.tuples(st.one_of(texts, spaces), st.one_of(texts, spaces)).map(
+    lambda ends: ends[0] + "x" * latex._LONG + ends[1]
+)
+
+
+@given(st.one_of(texts, spaces, long_texts))
 def test_clean_is_the_regex_definition(text: str) -> None:
     assert latex.clean(text) == reference_clean(text)
+
+
+@given(st.one_of(texts, spaces, long_texts))
+def test_printable_is_what_isprintable_says(text: str) -> None:
+    assert latex._printable(text) == text.isprintable()
 
 
 @given(texts)
 def test_escape_is_one_macro_per_special_character(text: str) -> None:
     assert latex._escape(text) == reference_escape(text)
+
+
+@given(st.one_of(texts, spaces), st.booleans())
+def test_clean_text_is_escaped_as_escape_does_without_cleaning_it(text: str, ascii: bool) -> None:
+    text = latex.clean(text)
+    assert latex.escape_clean(text, ascii=ascii) == latex.escape(text, ascii=ascii)
 
 
 @given(texts)
@@ -120,12 +145,12 @@ def test_protect_braces_the_same_words_as_the_word_loop(text: str) -> None:
     assert latex._protect(text) == reference_protect(text)
 
 
-@given(texts, st.booleans())
+@given(st.one_of(texts, long_texts), st.booleans())
 def test_to_latex_is_the_parsed_text_with_every_node_escaped(text: str, protect: bool) -> None:
     assert latex.to_latex(text, protect=protect) == reference_to_latex(text, protect)
 
 
-@given(texts)
+@given(st.one_of(texts, long_texts))
 def test_to_text_is_the_parsed_text_with_every_node_typeset(text: str) -> None:
     assert latex.to_text(text) == reference_to_text(text)
 
@@ -147,24 +172,42 @@ def test_brace_pairs_are_those_of_the_token_scan(text: str) -> None:
     assert latex._brace_pairs(text) == pairs
 
 
-@given(st.text(min_size=csljson._LONG))
-def test_long_json_strings_are_what_the_encoder_writes(text: str) -> None:
-    assert csljson._long_string(text) == json.dumps(text, ensure_ascii=False)
+json_values = st.one_of(
+    st.text(),
+    st.text(min_size=csljson._LONG),
+    st.text(alphabet="ab ", min_size=csljson._LONG),  # long, nothing to escape
+    st.integers(),
+    st.integers(0, 3000).map(lambda year: {"date-parts": [[year]]}),
+    st.lists(st.dictionaries(st.sampled_from(["family", "given", "literal"]), st.text())),
+)
 
 
-@given(st.one_of(texts, spaces))
+@given(st.dictionaries(st.text(), json_values))
+def test_items_are_written_as_json_dumps_writes_them(item: dict) -> None:
+    expected = json.dumps([item], ensure_ascii=False, indent=2)[len("[\n  ") : -len("\n]")]
+    assert csljson._pretty_item(item) == expected
+
+
+@given(st.one_of(texts, spaces, long_texts))
 def test_clean_text_and_its_marks_come_from_one_scan_as_from_two(text: str) -> None:
     cleaned = latex.clean(text)
     assert latex._clean_marks(text) == (cleaned, latex._marks(cleaned))
 
 
-def test_keywords_asked_again_for_the_same_tags_are_an_equal_fresh_list(make_record) -> None:
+def test_keyword_text_asked_again_for_the_same_tags_is_that_of_the_kinds_asked(
+    make_record,
+) -> None:
     record = make_record()
     kinds = (TagKind.TOPIC, TagKind.METHOD)
-    first = common.keywords(record, kinds)
-    first.append("changed by the caller")
-    assert common.keywords(record, kinds) == ["mixture of experts", "USMoE"]
-    assert common.keywords(record, (TagKind.CONTRIBUTION,)) == ["framework"]
+    assert common.keyword_text(record, kinds) == "mixture of experts, USMoE"
+    assert common.keyword_text(record, (TagKind.CONTRIBUTION,)) == "framework"
+    assert common.keyword_text(record, kinds) == "mixture of experts, USMoE"
+
+
+def test_remembered_keywords_stay_few_and_right_when_many_values_come() -> None:
+    for i in range(5000):
+        assert common._KEYWORDS[f"Method,{i} "] == (f"Method {i}", f"method {i}")
+    assert len(common._KEYWORDS) <= 4096
 
 
 @given(st.lists(st.one_of(texts, spaces), min_size=2, max_size=4))
@@ -173,3 +216,57 @@ def test_long_texts_cleaned_in_turn_are_each_their_own_clean_text(parts: list[st
     for text in [*longs, *longs[::-1]]:
         cleaned = latex.clean(text)
         assert latex._clean_marks(text) == (cleaned, latex._marks(cleaned))
+
+
+# Emphasis runs of either character and their neighbours, dense enough to meet
+emphasis = st.lists(
+    st.one_of(
+        st.sampled_from(["*", "**", "_", "a", " "]),
+        st.sampled_from(["***", "__", "B", "1", ".", "(", ")", "é", "-"]),
+    ),
+    max_size=16,
+).map(lambda pieces: latex.clean("".join(pieces)))
+
+
+def typed(nodes: list) -> list:
+    """Nodes with the class of each structure (tuples compare equal to their subclasses)."""
+    out: list = []
+    for node in nodes:
+        if type(node) is str:
+            out.append(node)
+        elif isinstance(node, latex.Styled | latex.Link):
+            out.append((type(node).__name__, node[0], typed(node[1])))
+        else:
+            out.append((type(node).__name__, *node))
+    return out
+
+
+@given(emphasis)
+def test_simple_emphasis_is_what_the_delimiter_stack_gives(text: str) -> None:
+    nodes = latex._simple_emphasis(text, latex._marks(text))
+    if nodes is not None:
+        assert typed(nodes) == typed(reference_parse(text))
+
+
+def test_simple_emphasis_pairs_the_common_runs() -> None:
+    text = "we introduce **Unified Sparse MoE (USMoE)**, a *novel* frame_work"
+    assert typed(latex._simple_emphasis(text, latex._marks(text))) == [
+        "we introduce ",
+        ("Styled", "bold", ["Unified Sparse MoE (USMoE)"]),
+        ", a ",
+        ("Styled", "emph", ["novel"]),
+        " frame_work",
+    ]
+
+
+@given(st.lists(texts, min_size=2, max_size=4))
+def test_long_texts_parsed_in_turn_are_each_their_own_nodes(parts: list[str]) -> None:
+    longs = [latex.clean(part + " " + "x" * latex._LONG) for part in parts]
+    for text in [*longs, *longs[::-1]]:
+        assert typed(latex.parse(text, latex._marks(text))) == typed(reference_parse(text))
+
+
+def test_abstracts_written_in_turn_are_each_their_own_latex() -> None:
+    first, second = "Wörds *here* " + "x" * latex._LONG, "Other $x$ " + "y" * latex._LONG
+    for text, ascii in [(first, False), (first, True), (second, False), (first, False)]:
+        assert bibtex._latex_abstract(text, ascii) == latex.to_latex(text, ascii=ascii)
