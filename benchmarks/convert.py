@@ -15,6 +15,7 @@ a sample: they are far slower) and prints the ratios.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import random
 import re
@@ -89,8 +90,10 @@ def child(mode: str, path: Path) -> dict[str, float]:
 
 
 def stages(path: Path) -> dict[str, float]:
-    """Runs in its own process: each stage over all records in turn, CPU-timed apart."""
+    """Runs in its own process: each stage over all records in turn, CPU-timed apart, with
+    the garbage collection settings of `bib convert`."""
     from bib import keys, merge, readers, writers
+    from bib.cli.convert import BATCH_GC_THRESHOLD
     from bib.extract.methods import tag_methods
     from bib.extract.tags import tag_stream
     from bib.extract.titles import derive_titles
@@ -98,6 +101,8 @@ def stages(path: Path) -> dict[str, float]:
     from bib.extract.vocabulary import shipped
 
     shipped()  # compiled once per run, as `bib convert` does before reading
+    gc.freeze()
+    gc.set_threshold(BATCH_GC_THRESHOLD, *gc.get_threshold()[1:])
     times: dict[str, float] = {}
 
     def timed(name: str, step):  # type: ignore[no-untyped-def]
