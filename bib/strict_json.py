@@ -22,7 +22,7 @@ MAX_DEPTH = 200
 """CSL-JSON and annotation files nest a handful of levels. The parser itself stops at the
 interpreter's recursion limit; the error then points at the line where nesting passed this."""
 
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|(NaN|-?Infinity)|(-?\d{%d,})' % (MAX_INTEGER_DIGITS + 1))
+_TOKEN = re.compile(rf'"(?:[^"\\]|\\.)*"|(NaN|-?Infinity)|(-?\d{{{MAX_INTEGER_DIGITS + 1},}})')
 _OPEN_CLOSE = re.compile(r'"(?:[^"\\]|\\.)*"|([\[{])|([\]}])')
 
 
