@@ -50,7 +50,11 @@ def _convert(suffix: str, data: bytes) -> None:
             assert out.read_text() == PREVIOUS
 
 
-_SETTINGS = settings(max_examples=int(os.environ.get("BIB_FUZZ_EXAMPLES", "60")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+_SETTINGS = settings(
+    max_examples=int(os.environ.get("BIB_FUZZ_EXAMPLES", "60")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 
 @_SETTINGS
