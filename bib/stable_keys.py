@@ -25,8 +25,8 @@ def pinned_from(
     existing: Iterable[Path], explicit: Iterable[Path], report: Report
 ) -> dict[str, str]:
     """record id -> key for every record in `explicit` files (which must be readable) and in
-    the `existing` outputs that are regular files bib can read (others are passed over with
-    a warning: they are about to be replaced, not trusted)."""
+    the `existing` outputs that are regular files bib can read (one it cannot read is passed
+    over quietly: it holds no keys bib could keep, and it is about to be replaced)."""
     pinned: dict[str, str] = {}
     for path in explicit:
         found = _keys(path)
@@ -37,8 +37,7 @@ def pinned_from(
             continue
         try:
             found = _keys(path)
-        except BibError as exc:
-            report(f"warning: {exc}: its keys are not kept")
+        except BibError:
             continue
         for record_id, key in found.items():
             pinned.setdefault(record_id, key)
