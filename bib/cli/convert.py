@@ -81,13 +81,15 @@ def progress_stage(console: Console) -> pipeline.Stage:
                 if progress is None and done >= PROGRESS_AFTER:
                     progress = Progress(
                         SpinnerColumn(),
-                        TextColumn("converting: {task.completed} records"),
+                        TextColumn("reading and tagging: {task.completed} records"),
                         TimeElapsedColumn(),
                         console=console,
                         transient=True,
                     )
                     progress.start()
-                    task = progress.add_task("convert", completed=done)
+                    # no total: a task with one (rich's default is 100) counts as finished once
+                    # past it, and its clock stops
+                    task = progress.add_task("convert", completed=done, total=None)
                 elif progress is not None and task is not None and done % 250 == 0:
                     progress.update(task, completed=done)
                 yield record
