@@ -26,6 +26,8 @@ from bib.record import Record, TagKind
 
 OUTPUT_FORMATS = ("bibtex", "biblatex", "csl-json")
 PROGRESS_AFTER = 2000
+PROGRESS_EVERY = 250
+"""Records between two updates of the progress line."""
 BATCH_GC_THRESHOLD = 10_000
 """Allocations between collections of the youngest generation while converting (Python's
 default is 700)."""
@@ -90,7 +92,7 @@ def progress_stage(console: Console) -> pipeline.Stage:
                     # no total: a task with one (rich's default is 100) counts as finished once
                     # past it, and its clock stops
                     task = progress.add_task("convert", completed=done, total=None)
-                elif progress is not None and task is not None and done % 250 == 0:
+                elif progress is not None and task is not None and done % PROGRESS_EVERY == 0:
                     progress.update(task, completed=done)
                 yield record
         finally:

@@ -22,9 +22,10 @@ def _slow_records(count: int, pause: float) -> Iterator[Record]:
 def test_the_progress_clock_is_not_stuck_at_zero(monkeypatch: pytest.MonkeyPatch) -> None:
     """Regression: the task was created finished (rich's total of 100 passed), so its clock
     showed 0:00:00 for the whole of a 46 s run."""
-    monkeypatch.setattr(convert_cli, "PROGRESS_AFTER", 150)
+    monkeypatch.setattr(convert_cli, "PROGRESS_AFTER", 10)
+    monkeypatch.setattr(convert_cli, "PROGRESS_EVERY", 20)
     screen = io.StringIO()
     console = Console(file=screen, force_terminal=True, width=100)
     stage = convert_cli.progress_stage(console)
-    assert sum(1 for _ in stage(_slow_records(300, 0.01))) == 300
-    assert "0:00:01" in screen.getvalue()
+    assert sum(1 for _ in stage(_slow_records(260, 0.01))) == 260
+    assert "0:00:02" in screen.getvalue()
