@@ -96,7 +96,7 @@ def run(
     client = ZoteroClient(credentials, endpoint=server["url"], timeout=30)
     name = sync.library_id(server["url"], "user", server["user_id"])
     with open_store(db) as store:
-        state = SyncState(store.conn, name)
+        state = SyncState(store, name)
         started, thread_cpu = time.perf_counter(), time.thread_time()
         report = sync.sync(records, client, state, sync.SyncOptions())
         elapsed, thread_cpu = time.perf_counter() - started, time.thread_time() - thread_cpu

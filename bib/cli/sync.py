@@ -119,7 +119,7 @@ def zotero(
     try:
         with open_store(ctx.obj.get("library") if ctx.obj else None) as store:
             papers = library.papers(store)
-            state = SyncState(store.conn, name)
+            state = SyncState(store, name)
             with _progress(len(papers)) as progress:
                 report = sync.sync(papers, client, state, options, progress)
     finally:
