@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from annotations import codec, migrate
-from annotations.sync_state import RowId, SQLiteSyncTables, SyncRow
 from annotations.store import (
     MARK,
     Entry,
@@ -37,6 +36,7 @@ from annotations.store import (
     Revision,
     Status,
 )
+from annotations.sync_state import RowId, SQLiteSyncTables, SyncRow
 from bib.errors import BibError, OperationError
 from bib.record import Record
 

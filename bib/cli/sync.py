@@ -10,9 +10,8 @@ from contextlib import contextmanager
 
 import click
 
-from bib.errors import BibError
-
 log = logging.getLogger("bib.zotero")
+REQUEST_TIMEOUT = 30.0
 
 
 @click.group("sync")
@@ -61,9 +60,9 @@ def sync_group() -> None:
 @click.option(
     "--timeout",
     type=click.FloatRange(min=0.1),
-    default=30.0,
+    default=600.0,
     show_default=True,
-    help="Seconds before a request counts as timed out (it is then retried).",
+    help="Seconds the whole run may take (each request also times out after 30 s at most).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.pass_context
@@ -102,12 +101,17 @@ def zotero(
     from annotations import open_store
     from annotations.sync_state import SyncState
     from bib.zotero import library, mapping, sync
-    from bib.zotero.client import ZoteroClient, load_credentials
+    from bib.zotero.client import ZoteroClient, check_endpoint, load_credentials
 
-    if not endpoint.startswith(("http://", "https://")):
-        raise BibError(f"--endpoint must be an http(s) URL, not {endpoint!r}")
+    endpoint = check_endpoint(endpoint)
     credentials = load_credentials(library_id=library_id, library_type=library_type)
-    client = ZoteroClient(credentials, endpoint=endpoint, timeout=timeout, notice=_notice)
+    client = ZoteroClient(
+        credentials,
+        endpoint=endpoint,
+        timeout=min(REQUEST_TIMEOUT, timeout),
+        run_timeout=timeout,
+        notice=_notice,
+    )
     options = sync.SyncOptions(
         prefer=prefer,  # type: ignore[arg-type]
         collection=collection,
@@ -130,7 +134,8 @@ def zotero(
 
 
 def _notice(message: str) -> None:
-    log.info(message)
+    """Retries and waits, as they happen, on standard error (never on standard output)."""
+    click.echo(message, err=True)
 
 
 @contextmanager

@@ -289,8 +289,7 @@ class Syncer:
                 break
             keyed = {n: object_key(self.state.library, COLLECTION, n) for n in todo}
             payload = [
-                {"key": keyed[n], "version": 0, "name": n, "parentCollection": False}
-                for n in todo
+                {"key": keyed[n], "version": 0, "name": n, "parentCollection": False} for n in todo
             ]
             result = self.client.post(
                 "create collections", "collections", payload, write_token=new_write_token()

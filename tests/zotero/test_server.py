@@ -182,9 +182,7 @@ def test_rule_stale_object_version_is_a_per_object_412(http):
 
 def test_rule_header_0_on_a_library_that_is_not_empty_is_412_with_the_library_version(http):
     http.post("/items", json=[paper()])
-    response = http.post(
-        "/items", json=[paper("B")], headers={"If-Unmodified-Since-Version": "0"}
-    )
+    response = http.post("/items", json=[paper("B")], headers={"If-Unmodified-Since-Version": "0"})
     assert response.status_code == 412
     assert response.headers["Last-Modified-Version"] == "1"
 
