@@ -64,6 +64,9 @@ def sync_group() -> None:
     show_default=True,
     help="Seconds the whole run may take (each request also times out after 30 s at most).",
 )
+@click.option("--push-only", is_flag=True, help="Only push; bring nothing back from Zotero.")
+@click.option("--pull-only", is_flag=True, help="Only pull; write nothing to Zotero.")
+@click.option("--force", is_flag=True, help="Apply a pull even if it marks many papers deleted.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.pass_context
 def zotero(
@@ -77,6 +80,9 @@ def zotero(
     recreate_deleted: bool,
     tag_prefix: str,
     timeout: float,
+    push_only: bool,
+    pull_only: bool,
+    force: bool,
     as_json: bool,
 ) -> None:
     """Push every paper with its tags, notes, rating and status to Zotero.
@@ -100,7 +106,7 @@ def zotero(
     """
     from annotations import open_store
     from annotations.sync_state import SyncState
-    from bib.zotero import library, mapping, sync
+    from bib.zotero import library, mapping, pull, sync
     from bib.zotero.client import ZoteroClient, check_endpoint, load_credentials
 
     endpoint = check_endpoint(endpoint)
@@ -122,13 +128,28 @@ def zotero(
     name = sync.library_id(endpoint, credentials.library_type, credentials.library_id)
     try:
         with open_store(ctx.obj.get("library") if ctx.obj else None) as store:
-            papers = library.papers(store)
             state = SyncState(store, name)
-            with _progress(len(papers)) as progress:
-                report = sync.sync(papers, client, state, options, progress)
+            pulled = None
+            if not push_only:
+                pulled = pull.pull(
+                    store,
+                    client,
+                    state,
+                    prefer=prefer,
+                    force=force,  # type: ignore[arg-type]
+                    tag_prefix=tag_prefix,
+                    dry_run=dry_run,
+                )
+            papers = library.papers(store)
+            report = sync.Report(dry_run=dry_run)
+            if not pull_only:
+                with _progress(len(papers)) as progress:
+                    report = sync.sync(papers, client, state, options, progress)
+            if pulled is not None and not dry_run and report.ok:
+                state.set_library_version(pulled.library_version)
     finally:
         client.close()
-    _print(report, as_json)
+    _print(report, pulled, as_json)
     if not report.ok:
         ctx.exit(1)
 
@@ -156,13 +177,27 @@ def _progress(papers: int) -> Iterator[Callable[[int, int], None]]:
         yield update
 
 
-def _print(report: object, as_json: bool) -> None:
+def _print(report: object, pulled: object, as_json: bool) -> None:
+    from bib.zotero.pull import PullReport
     from bib.zotero.sync import Report
 
     assert isinstance(report, Report)
+    assert pulled is None or isinstance(pulled, PullReport)
     if as_json:
-        click.echo(json.dumps(report.as_dict(), indent=2, ensure_ascii=False))
+        out = report.as_dict()
+        out["pulled"] = pulled.as_dict() if pulled is not None else None
+        click.echo(json.dumps(out, indent=2, ensure_ascii=False))
         return
+    if pulled is not None:
+        for c in pulled.conflicts:
+            click.echo(f"conflict\t{c.citation_key}\titem\t{c.field}\tkept {c.kept}")
+        for key in pulled.deleted_in_zotero:
+            click.echo(f"deleted\t{key}\tdeleted or trashed in Zotero; kept here")
+        click.echo(
+            f"pulled: {len(pulled.updated)} updated, {len(pulled.imported)} imported, "
+            f"{pulled.notes_added} notes added, {pulled.notes_revised} notes revised, "
+            f"{len(pulled.deleted_in_zotero)} deleted in Zotero"
+        )
     for conflict in report.conflicts:
         click.echo(
             f"conflict\t{conflict.citation_key}\t{conflict.what}\t{conflict.field}\t"

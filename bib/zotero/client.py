@@ -363,7 +363,9 @@ class ZoteroClient:
 
     def versions_since(self, since: int) -> tuple[dict[str, int], int]:
         """Item versions changed after `since`, and the current library version."""
-        versions = self._read("item versions", lambda: self.zot.item_versions(since=since))
+        versions = self._read(
+            "item versions", lambda: self.zot.item_versions(since=since, includeTrashed=1)
+        )
         return dict(versions), int(self.zot.request.headers.get("Last-Modified-Version", 0))
 
     def deleted_since(self, since: int) -> dict[str, list[str]]:
@@ -389,7 +391,8 @@ class ZoteroClient:
         for chunk in _chunks(list(keys), MAX_OBJECTS):
             joined = ",".join(chunk)
             got = self._read(
-                "fetch items", lambda j=joined: self.zot.items(itemKey=j, limit=MAX_OBJECTS)
+                "fetch items",
+                lambda j=joined: self.zot.items(itemKey=j, limit=MAX_OBJECTS, includeTrashed=1),
             )
             found.update({item["key"]: item for item in got})
         return found
