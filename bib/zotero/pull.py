@@ -195,7 +195,7 @@ class Puller:
 
     def run(self) -> PullReport:
         since = self.state.library_version()
-        deleted = set(self.client.deleted_since(since).get("items", [])) if since else set()
+        deleted = set(self.client.deleted_since(since).get("items", []))
         versions, self.report.library_version = self.client.versions_since(since)
         by_key = {row.key: row for row in self.rows.values()}
         changed = [k for k, v in versions.items() if k not in by_key or by_key[k].version != v]
