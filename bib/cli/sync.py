@@ -136,7 +136,7 @@ def zotero(
                     client,
                     state,
                     prefer=prefer,
-                    force=force,  # type: ignore[arg-type]
+                    force=force,
                     tag_prefix=tag_prefix,
                     dry_run=dry_run,
                 )
@@ -189,8 +189,8 @@ def _print(report: object, pulled: object, as_json: bool) -> None:
         click.echo(json.dumps(out, indent=2, ensure_ascii=False))
         return
     if pulled is not None:
-        for c in pulled.conflicts:
-            click.echo(f"conflict\t{c.citation_key}\titem\t{c.field}\tkept {c.kept}")
+        for clash in pulled.conflicts:
+            click.echo(f"conflict\t{clash.citation_key}\titem\t{clash.field}\tkept {clash.kept}")
         for key in pulled.deleted_in_zotero:
             click.echo(f"deleted\t{key}\tdeleted or trashed in Zotero; kept here")
         click.echo(

@@ -769,13 +769,16 @@ class Handler(BaseHTTPRequestHandler):
             data = self._json_body(body) if method != "DELETE" else {}
             if method != "DELETE" and not isinstance(data, dict):
                 raise ApiError(400, "Uploaded data must be a JSON object")
-            if header_version is not None and "version" in data:
-                if int(data["version"]) != header_version:
-                    raise ApiError(
-                        400,
-                        "If-Unmodified-Since-Version value does not match JSON 'version' "
-                        f"property ({header_version} != {data['version']})",
-                    )
+            if (
+                header_version is not None
+                and "version" in data
+                and int(data["version"]) != header_version
+            ):
+                raise ApiError(
+                    400,
+                    "If-Unmodified-Since-Version value does not match JSON 'version' "
+                    f"property ({header_version} != {data['version']})",
+                )
             version = data.get("version", header_version)
             if item is None:
                 if version is None:
