@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from annotations.store import Store
+from annotations.store import Entry, Store
 from annotations.sync_state import DELETED_REMOTE, SYNCED, SyncRow, SyncState
 from bib import identity, keys
 from bib.errors import OperationError
@@ -192,6 +192,7 @@ class Puller:
         self.dry_run = dry_run
         self.report = PullReport()
         self.rows = state.rows()
+        self._by_id: dict[str, Entry] | None = None
 
     def run(self) -> PullReport:
         since = self.state.library_version()
@@ -215,6 +216,7 @@ class Puller:
             elif row is None and item["data"]["itemType"] != "attachment":
                 self._import(item)
         self.rows = self.state.rows()
+        self._by_id = None
         by_key = {row.key: row for row in self.rows.values()}
         for key, item in notes.items():
             self._pull_note(by_key.get(key), item, by_key)
@@ -245,16 +247,20 @@ class Puller:
             if row.kind == ITEM:
                 self.report.deleted_in_zotero.append(cites.get(row.local_id, row.local_id))
 
+    def _entries(self) -> dict[str, Entry]:
+        """Stored papers by record id, read once per run (a pull touches many)."""
+        if self._by_id is None:
+            self._by_id = {e.record.id: e for e in self.store.entries()}
+        return self._by_id
+
     def _cites(self) -> dict[str, str]:
-        return {e.record.id: e.record.key for e in self.store.entries()}
+        return {record_id: e.record.key for record_id, e in self._entries().items()}
 
     # -- items ---------------------------------------------------------------------
     def _pull_item(self, row: SyncRow, item: dict[str, Any]) -> None:
         pushed = self.state.pushed_of([(ITEM, row.local_id)]).get((ITEM, row.local_id), {})
         base = pushed.get("written", pushed.get("local", {}))
-        entry = next(
-            (e for e in self.store.entries(full=True) if e.record.id == row.local_id), None
-        )
+        entry = self._entries().get(row.local_id)
         if entry is None:
             return
         record, data = entry.record, item["data"]
