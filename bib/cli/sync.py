@@ -21,6 +21,7 @@ def sync_group() -> None:
     \b
     Examples:
       bib sync zotero --dry-run
+      bib sync zotero --pull-only          # bring Zotero edits back, write nothing
       bib sync zotero --collection "Reading group"
     """
 
@@ -49,7 +50,11 @@ def sync_group() -> None:
     help="Default: ZOTERO_LIBRARY_TYPE, else user.",
 )
 @click.option(
-    "--recreate-deleted", is_flag=True, help="Recreate papers that were deleted in Zotero."
+    "--recreate-deleted",
+    "--restore",
+    "recreate_deleted",
+    is_flag=True,
+    help="Push again papers that were trashed or deleted in Zotero (under a new key).",
 )
 @click.option(
     "--tag-prefix",
@@ -85,7 +90,7 @@ def zotero(
     force: bool,
     as_json: bool,
 ) -> None:
-    """Push every paper with its tags, notes, rating and status to Zotero.
+    """Pull what changed in Zotero, then push every paper with its tags, notes, rating and status.
 
     Incremental and idempotent: only what changed since the last sync is written, and a
     paper is never created twice, even after a crash or a lost response. A field edited
@@ -100,6 +105,7 @@ def zotero(
     Examples:
       export ZOTERO_API_KEY=...  ZOTERO_LIBRARY_ID=1234567
       bib sync zotero --dry-run
+      bib sync zotero --pull-only          # bring Zotero edits back, write nothing
       bib sync zotero
       bib sync zotero --prefer local --json
       bib sync zotero --library-type group --library-id 98765 --collection "Lab reading"
