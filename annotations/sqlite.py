@@ -36,6 +36,7 @@ from annotations.store import (
     Revision,
     Status,
 )
+from annotations.sync_state import RowId, SQLiteSyncTables, SyncRow
 from bib.errors import BibError, OperationError
 from bib.record import Record
 
@@ -916,6 +917,26 @@ class SQLiteStore:
 
     def integrity(self) -> str:
         return str(self.conn.execute("PRAGMA integrity_check").fetchone()[0])
+
+    # Zotero sync state: the SQL lives in annotations/sync_state.py
+
+    def sync_library_version(self, library: str) -> int:
+        return SQLiteSyncTables(self.conn).library_version(library)
+
+    def set_sync_library_version(self, library: str, version: int) -> None:
+        SQLiteSyncTables(self.conn).set_library_version(library, version)
+
+    def sync_rows(self, library: str) -> dict[RowId, SyncRow]:
+        return SQLiteSyncTables(self.conn).rows(library)
+
+    def sync_pushed(self, library: str, ids: list[RowId]) -> dict[RowId, dict[str, Any]]:
+        return SQLiteSyncTables(self.conn).pushed(library, ids)
+
+    def save_sync_rows(self, library: str, rows: list[SyncRow]) -> None:
+        SQLiteSyncTables(self.conn).save(library, rows)
+
+    def forget_sync_rows(self, library: str, rows: list[SyncRow]) -> None:
+        SQLiteSyncTables(self.conn).forget(library, rows)
 
 
 def _fts_rows(
