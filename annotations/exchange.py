@@ -110,7 +110,7 @@ def validate(data: Any, path: str) -> None:
 
 
 def read_json(text: str, path: str) -> dict[str, Any]:
-    data = strict_json.loads(text, path)
+    data: dict[str, Any] = strict_json.loads(text, path)
     validate(data, path)
     return data
 

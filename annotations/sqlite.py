@@ -430,7 +430,8 @@ class SQLiteStore:
             ).fetchone()
         if row is None:
             raise self._unknown_key(conn, key)
-        return row
+        record_id, current, data = row
+        return str(record_id), str(current), str(data)
 
     @staticmethod
     def _unknown_key(conn: sqlite3.Connection, key: str) -> BibError:
@@ -968,7 +969,7 @@ class SQLiteStore:
     ) -> str:
         row = conn.execute("SELECT id FROM records WHERE id = ?", (paper["id"],)).fetchone()
         if row is not None:
-            return row[0]
+            return str(row[0])
         if "record" not in paper:
             raise BibError(
                 f"paper {paper['key']} ({paper['id']}) is not in the library and the file "

@@ -183,7 +183,7 @@ def note_history(ctx: click.Context, note_id: int, as_json: bool) -> None:
     for number, version in enumerate(versions, 1):
         label = "current" if version["replaced"] is None else f"replaced {version['replaced']}"
         click.echo(f"--- version {number}, written {version['written']} ({label})")
-        click.echo(version["body"].rstrip())
+        click.echo(str(version["body"]).rstrip())
 
 
 @click.group("notes")
