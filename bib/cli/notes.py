@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -243,7 +244,10 @@ def notes_export(
     from annotations import exchange
 
     with open_library(ctx) as store:
-        data = store.dump_annotations(make_filters(tags, status, min_rating, venue))
+        filters = make_filters(tags, status, min_rating, venue)
+        if fmt == "json":  # the lossless backup keeps the notes of removed papers too
+            filters = dataclasses.replace(filters, deleted=None)
+        data = store.dump_annotations(filters)
     if fmt == "markdown":
         if dest == "-":
             raise BibError("markdown export needs a directory, not `-`")

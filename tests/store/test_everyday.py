@@ -226,6 +226,18 @@ def test_rm_hides_a_paper_from_list_search_and_export_and_keeps_its_notes(
     assert [n.body for n in entry.notes] == ["keep me"]
 
 
+def test_notes_json_export_keeps_the_notes_of_removed_papers(
+    cli, store: SQLiteStore, tmp_path: Path
+) -> None:
+    store.add_note("usmoe2026", "keep me")
+    cli("rm", "usmoe2026")
+    assert cli("notes", "export", "-f", "json", tmp_path / "n.json").exit_code == 0
+    data = json.loads((tmp_path / "n.json").read_text(encoding="utf-8"))
+    assert [p["key"] for p in data["papers"]] == ["usmoe2026"]
+    assert cli("notes", "export", "-f", "markdown", tmp_path / "vault").exit_code == 0
+    assert not (tmp_path / "vault" / "usmoe2026.md").exists()
+
+
 def test_restore_brings_a_removed_paper_back(cli, store: SQLiteStore) -> None:
     cli("rm", "usmoe2026")
     assert cli("restore", "usmoe2026").exit_code == 0
