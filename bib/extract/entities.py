@@ -218,7 +218,7 @@ def match_entities(
     compiled = compiled_entities(vocabulary)
     datasets: dict[str, tuple[str, set[Span]]] = {}
     models: dict[str, tuple[str, set[Span]]] = {}
-    taken: list[Span] = []
+    taken = Taken()
     if names is None:
         names = compiled.automaton.iter(word_view(text))
     curated, versioned, benches, cues = _curated_hits(text, names)
@@ -231,7 +231,7 @@ def match_entities(
         if contextual and not _contextual_ok(text, start, end, _MODEL_CUE, curated, "model"):
             continue
         _add(models, surface, entity.name, (start, end))
-        taken.append((start, end))
+        taken.add((start, end))
     for start, end, kind, entity in curated:
         if kind != "dataset" or _overlaps((start, end), taken):
             continue
@@ -240,7 +240,7 @@ def match_entities(
         if entity.contextual and not _contextual_ok(text, start, end, _DATASET_CUE, curated, kind):
             continue
         _add(datasets, entity.name, entity.name, (start, end))
-        taken.append((start, end))
+        taken.add((start, end))
     for start, end in _pattern_datasets(text, benches, cues):
         name = text[start:end]
         if _overlaps((start, end), taken) or _excluded(name, method, vocabulary):
@@ -248,13 +248,13 @@ def match_entities(
         if name in vocabulary.compiled:
             continue
         _add(datasets, name, name, (start, end))
-        taken.append((start, end))
+        taken.add((start, end))
     for m in finditer_at(_SIZED, text, _sized_starts(text)):
         span = m.span(1)
         if _overlaps(span, taken) or _excluded(m.group(1), method, vocabulary):
             continue
         _add(models, m.group(1), m.group(1), span)
-        taken.append(span)
+        taken.add(span)
     return _finish(datasets), _finish(models)
 
 
@@ -268,8 +268,52 @@ def _finish(found: dict[str, tuple[str, set[Span]]]) -> list[EntityMatch]:
     return out
 
 
-def _overlaps(span: Span, taken: Iterable[Span]) -> bool:
-    return any(span[0] < end and start < span[1] for start, end in taken)
+def _overlaps(span: Span, taken: Taken) -> bool:
+    return taken.overlaps(span)
+
+
+class Taken:
+    """Spans already given to an entity, asked whether a new span overlaps one of them.
+
+    A few spans are simply compared in turn; past `LISTED` spans, each is also filed under
+    the `CELL`-character cells it touches and a question reads only the cells of its own
+    span, so that a text naming a million entities costs linear time, not quadratic
+    (tests/tags/test_entities.py checks it against the plain comparison).
+    """
+
+    LISTED = 32
+    CELL = 64
+
+    __slots__ = ("cells", "spans")
+
+    def __init__(self) -> None:
+        self.spans: list[Span] = []
+        self.cells: dict[int, list[Span]] | None = None
+
+    def add(self, span: Span) -> None:
+        self.spans.append(span)
+        if self.cells is not None:
+            self._file(span)
+        elif len(self.spans) > self.LISTED:
+            self.cells = {}
+            for each in self.spans:
+                self._file(each)
+
+    def _file(self, span: Span) -> None:
+        assert self.cells is not None
+        low, high = span
+        for cell in range(low // self.CELL, (max(high, low + 1) - 1) // self.CELL + 1):
+            self.cells.setdefault(cell, []).append(span)
+
+    def overlaps(self, span: Span) -> bool:
+        low, high = span
+        if self.cells is None:
+            return any(low < end and start < high for start, end in self.spans)
+        for cell in range(low // self.CELL, (max(high, low + 1) - 1) // self.CELL + 1):
+            for start, end in self.cells.get(cell, ()):
+                if low < end and start < high:
+                    return True
+        return False
 
 
 def _curated_hits(

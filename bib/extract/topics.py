@@ -145,30 +145,68 @@ class Scan:
     shifts: list[int]
     acronyms: dict[str, str]
     """Acronyms the abstract defines, mapped to their long form's topic."""
+    spans: tuple[Intervals, Intervals] | None = None
+    """`passing` and `central` as `Intervals`, made when first asked."""
 
     def weight(self, position: int) -> float:
         """How much a mention at `position` (original offset) says the paper is about it."""
         if self.marks:
             position = _to_view(position, self.marks, self.shifts)
-        return _weight(position, self.passing, self.central)
+        if self.spans is None:
+            self.spans = (Intervals(self.passing), Intervals(self.central))
+        return _weight(position, *self.spans)
 
 
-def _weight(position: int, passing: list[tuple[int, int]], central: list[tuple[int, int]]) -> float:
+class Intervals:
+    """Half-open spans `[low, high)`, possibly overlapping, asked whether a position lies in
+    one: a search among the lows sorted, and the highest high up to each, answers in
+    logarithmic time (a mention weighed against every span made long texts quadratic)."""
+
+    __slots__ = ("lows", "reach")
+
+    def __init__(self, spans: Iterable[tuple[int, int]]) -> None:
+        ordered = sorted(spans)
+        self.lows = [low for low, _ in ordered]
+        self.reach: list[int] = []
+        top = -1
+        for _, high in ordered:
+            top = max(top, high)
+            self.reach.append(top)
+
+    def __contains__(self, position: int) -> bool:
+        k = bisect.bisect_right(self.lows, position) - 1
+        return k >= 0 and self.reach[k] > position
+
+
+def _weight(position: int, passing: Intervals, central: Intervals) -> float:
     """The weight of a mention at `position` (view offset), from the spans that set it."""
-    for low, high in passing:
-        if low <= position < high:
-            return PASSING_WEIGHT
-    for low, high in central:
-        if low <= position < high:
-            return CLAIM_WEIGHT
+    if position in passing:
+        return PASSING_WEIGHT
+    if position in central:
+        return CLAIM_WEIGHT
     return 1.0
 
 
 def _to_view(position: int, marks: list[int], shifts: list[int]) -> int:
-    for mark, shift in zip(reversed(marks), reversed(shifts), strict=True):
-        if position - shift >= mark:
-            return position - shift
-    return position
+    """The squeezed text's offset of an original `position` (see `_squeeze`): after the
+    last mark whose original offset (`mark + shift`) it reaches, less that mark's shift."""
+    k = bisect.bisect_right(_OriginalMarks(marks, shifts), position) - 1
+    return position - shifts[k] if k >= 0 else position
+
+
+class _OriginalMarks:
+    """`marks[k] + shifts[k]` by index, increasing, for `bisect` without building a list."""
+
+    __slots__ = ("marks", "shifts")
+
+    def __init__(self, marks: list[int], shifts: list[int]) -> None:
+        self.marks, self.shifts = marks, shifts
+
+    def __len__(self) -> int:
+        return len(self.marks)
+
+    def __getitem__(self, k: int) -> int:
+        return self.marks[k] + self.shifts[k]
 
 
 def _clause_end(view: str, start: int, stops: re.Pattern[str], limit: int) -> int:
@@ -346,6 +384,8 @@ def scan(text: str, vocabulary: Vocabulary, text_view: str | None = None) -> Sca
     central = [(0, first)]
     claimed = first  # mentions before this offset (unless passing) are in a central sentence
     reach = -1  # mentions before this offset are passing: cues come before what they reach
+    claim_opening = claim_closing = -1  # the sentence of the last claim
+    raised = 0  # the hits before this index have been raised by a claim in that sentence
     asides.append((len(view), len(view)))
     aside, (aside_start, aside_end) = 0, asides[0]
     hits: list[Hit] = []
@@ -358,16 +398,21 @@ def scan(text: str, vocabulary: Vocabulary, text_view: str | None = None) -> Sca
         start = end - length
         if cue:
             if cue == CUE_CLAIM:
-                opening = view.rfind(". ", 0, start - 1)
-                opening = 0 if opening < 0 else opening + 2
-                closing = _sentence_end(view, start - 1)
-                central.append((opening, closing))
-                claimed = max(claimed, closing)
+                # a sentence's bounds are found once, and its mentions raised once: a
+                # paragraph repeating a claim costs linear time
+                if start - 1 >= claim_closing:
+                    opening = view.rfind(". ", 0, start - 1)
+                    claim_opening = 0 if opening < 0 else opening + 2
+                    claim_closing = _sentence_end(view, start - 1)
+                    central.append((claim_opening, claim_closing))
+                    claimed = max(claimed, claim_closing)
+                    raised = 0
                 k = len(hits) - 1
-                while k >= 0 and hits[k][0] >= opening:
+                while k >= raised and hits[k][0] >= claim_opening:
                     if hits[k][3] == 1.0:
                         hits[k][3] = CLAIM_WEIGHT
                     k -= 1
+                raised = len(hits)
             else:
                 after = end - 1
                 while after < len(view) and view[after] in ".,":
@@ -414,8 +459,9 @@ def scan(text: str, vocabulary: Vocabulary, text_view: str | None = None) -> Sca
         acronyms, changed = _acronyms(view, lowered, candidates, vocabulary.compiled, hits)
         if changed:
             groups = {}
+            spans = Intervals(passing), Intervals(central)
             for hit in hits:
-                hit[3] = _weight(hit[0], passing, central)
+                hit[3] = _weight(hit[0], *spans)
                 groups.setdefault(hit[2], []).append(hit)
     if marks:
         for hit in hits:
