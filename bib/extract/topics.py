@@ -122,9 +122,19 @@ def _original(position: int, marks: list[int], shifts: list[int]) -> int:
     return position + (shifts[k - 1] if k else 0)
 
 
-Hit = list
-"""`[start, end, slug, weight]`: a mention, its topic and how much it says (a list, since a
-claim later in the sentence raises the weight of the mentions before it)."""
+@dataclass(slots=True)
+class Hit:
+    """A mention of a topic and how much it says (mutable: a claim later in the sentence
+    raises the weight of the mentions before it)."""
+
+    start: int
+    end: int
+    slug: str
+    weight: float
+
+
+def _hit_order(hit: Hit) -> tuple[int, int]:
+    return hit.start, hit.end
 
 
 @dataclass(slots=True)
@@ -132,7 +142,7 @@ class Scan:
     """One pass over an abstract: topic hits and what weighs each mention."""
 
     hits: list[Hit]
-    """Whole-word hits `[start, end, slug, weight]`, leftmost-longest, in original offsets."""
+    """Whole-word hits, leftmost-longest, in original offsets."""
     groups: dict[str, list[Hit]]
     """The hits by topic, in order."""
     view: str
@@ -280,10 +290,10 @@ def _acronyms(
     ends: list[int] | None = None
     for opened, closed, acronym in candidates:
         if ends is None:
-            ends = [hit[1] for hit in hits]
+            ends = [hit.end for hit in hits]
         index = bisect.bisect_right(ends, opened) - 1
         if index >= 0 and opened - ends[index] <= 48 and view.find(acronym, closed) >= 0:
-            start, end, slug = hits[index][:3]
+            start, end, slug = hits[index].start, hits[index].end, hits[index].slug
             if len(view[end:opened].split()) <= 3 and _abbreviates(acronym, view, start, opened):
                 acronyms.setdefault(acronym, slug)
                 continue
@@ -291,8 +301,8 @@ def _acronyms(
         if found is not None:
             ends = None
             changed = True
-            if _abbreviates(acronym, view, found[0], opened):
-                acronyms.setdefault(acronym, found[2])
+            if _abbreviates(acronym, view, found.start, opened):
+                acronyms.setdefault(acronym, found.slug)
     return acronyms, changed
 
 
@@ -317,7 +327,7 @@ def _bridge(
     closed: int,
     compiled: CompiledTopics,
     hits: list[Hit],
-) -> tuple[int, int, str] | None:
+) -> Hit | None:
     """The long form that the parenthesis `view[opened:closed]` interrupts, if any, added
     to `hits` (spanning the parenthesis, replacing hits inside it).
 
@@ -344,8 +354,9 @@ def _bridge(
         start = end - length
         if cue or slug is None or start >= gap or end <= gap + 1 or joined[end] != " ":
             continue
-        hit = [left + start - 2, after + end - gap - 2, slug, 1.0]
-        hits[:] = sorted([h for h in hits if h[1] <= hit[0] or h[0] >= hit[1]] + [hit])
+        hit = Hit(left + start - 2, after + end - gap - 2, slug, 1.0)
+        kept = [h for h in hits if h.end <= hit.start or h.start >= hit.end]
+        hits[:] = sorted([*kept, hit], key=_hit_order)
         return hit
     return None
 
@@ -408,9 +419,9 @@ def scan(text: str, vocabulary: Vocabulary, text_view: str | None = None) -> Sca
                     claimed = max(claimed, claim_closing)
                     raised = 0
                 k = len(hits) - 1
-                while k >= raised and hits[k][0] >= claim_opening:
-                    if hits[k][3] == 1.0:
-                        hits[k][3] = CLAIM_WEIGHT
+                while k >= raised and hits[k].start >= claim_opening:
+                    if hits[k].weight == 1.0:
+                        hits[k].weight = CLAIM_WEIGHT
                     k -= 1
                 raised = len(hits)
             else:
@@ -445,7 +456,7 @@ def scan(text: str, vocabulary: Vocabulary, text_view: str | None = None) -> Sca
                 weight = PASSING_WEIGHT
             else:
                 weight = CLAIM_WEIGHT if start < claimed else 1.0
-        hit = [start, end - 1, slug, weight]
+        hit = Hit(start, end - 1, slug, weight)
         hits.append(hit)
         group = groups.get(slug)
         if group is None:
@@ -461,12 +472,12 @@ def scan(text: str, vocabulary: Vocabulary, text_view: str | None = None) -> Sca
             groups = {}
             spans = Intervals(passing), Intervals(central)
             for hit in hits:
-                hit[3] = _weight(hit[0], *spans)
-                groups.setdefault(hit[2], []).append(hit)
+                hit.weight = _weight(hit.start, *spans)
+                groups.setdefault(hit.slug, []).append(hit)
     if marks:
         for hit in hits:
-            hit[1] = _original(hit[1] - 1, marks, shifts) + 1
-            hit[0] = _original(hit[0], marks, shifts)
+            hit.end = _original(hit.end - 1, marks, shifts) + 1
+            hit.start = _original(hit.start, marks, shifts)
     return Scan(hits, groups, view, passing, central, marks, shifts, acronyms)
 
 
@@ -525,15 +536,15 @@ def match_topics(
         if (score >= MIN_SCORE or slug in asserted) and slug not in redundant:
             group = groups[slug]
             if slug in touched:
-                evidence = tuple(sorted({(h[0], h[1]) for h in group}))
+                evidence = tuple(sorted({(h.start, h.end) for h in group}))
             else:
-                evidence = tuple([(h[0], h[1]) for h in group])
+                evidence = tuple([(h.start, h.end) for h in group])
             out.append(TopicMatch(slug, labels[slug].label, evidence, score))
     return out
 
 
 def _inside(span: Span, hits: Iterable[Hit]) -> bool:
-    return any(h[0] <= span[0] and span[1] <= h[1] for h in hits)
+    return any(h.start <= span[0] and span[1] <= h.end for h in hits)
 
 
 def _subsumed(
@@ -557,10 +568,10 @@ def _add(
     touched: set[str],
 ) -> None:
     items = groups.setdefault(slug, [])
-    have = {(h[0], h[1]) for h in items}
+    have = {(h.start, h.end) for h in items}
     for start, end in spans:
         if (start, end) not in have:
-            items.append([start, end, slug, scanned.weight(start)])
+            items.append(Hit(start, end, slug, scanned.weight(start)))
             touched.add(slug)
 
 
@@ -586,7 +597,7 @@ def _infer(groups: dict[str, list[Hit]], vocabulary: Vocabulary, touched: set[st
 
 def _title_topics(title: str, vocabulary: Vocabulary, groups: Mapping[str, list[Hit]]) -> set[str]:
     """The abstract's topics that the title names too (or a topic that implies them)."""
-    named = {hit[2] for hit in scan(title, vocabulary).hits}
+    named = {hit.slug for hit in scan(title, vocabulary).hits}
     implications = vocabulary.implications
     for slug in list(named):
         named.update(implications.get(slug, ()))
@@ -614,10 +625,10 @@ def _rank(
         if slug in umbrellas and not below[slug].isdisjoint(groups):
             weight *= 0.6
         if len(items) == 1:
-            first, _, _, mass = items[0]
+            first, mass = items[0].start, items[0].weight
         else:
-            mass = sum([h[3] for h in items])
-            first = min([h[0] for h in items]) if slug in touched else items[0][0]
+            mass = sum([h.weight for h in items])
+            first = min([h.start for h in items]) if slug in touched else items[0].start
         if titled and slug in titled:
             mass += TITLE_WEIGHT
         frequency = 1.0 + log(mass) if mass >= 1 else mass
