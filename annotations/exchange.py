@@ -19,6 +19,7 @@ import jsonschema
 
 import schema
 from annotations.store import Entry, Note, Status
+from bib import strict_json
 from bib.errors import BibError
 from bib.record import Record
 
@@ -109,10 +110,7 @@ def validate(data: Any, path: str) -> None:
 
 
 def read_json(text: str, path: str) -> dict[str, Any]:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise BibError(f"invalid JSON: {exc.msg}", path, exc.lineno) from None
+    data = strict_json.loads(text, path)
     validate(data, path)
     return data
 

@@ -96,16 +96,62 @@ def create_private(path: Path) -> None:
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
 
 
+def _tighten(path: Path) -> None:
+    """A library (and its -wal/-shm) readable by others is made private again: notes are
+    personal, and an older bib or a copy may have left the file 0644."""
+    for part in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        with contextlib.suppress(OSError):
+            mode = part.stat().st_mode
+            if mode & 0o077:
+                os.chmod(part, mode & 0o700)
+
+
+def _writable(place: Path) -> bool:
+    """Whether `place` takes writes: permissions, and a file system not mounted read-only."""
+    if not os.access(place, os.W_OK):
+        return False
+    try:
+        return not os.statvfs(place).f_flag & os.ST_RDONLY
+    except OSError:
+        return True
+
+
+def _read_only(path: Path) -> bool:
+    """Whether an existing library can only be read here: the file, or its folder (where
+    SQLite keeps the -wal and -shm files), refuses writes."""
+    return path.exists() and not (_writable(path) and _writable(path.parent))
+
+
+def _open(path: Path | str, read_only: bool) -> sqlite3.Connection:
+    target, uri = str(path), False
+    if read_only:
+        # Where SQLite cannot create its -shm file nobody can write the library, so it need
+        # not look for writers (immutable).
+        immutable = "" if _writable(Path(path).parent) else "&immutable=1"
+        target, uri = f"{Path(path).resolve().as_uri()}?mode=ro{immutable}", True
+    return sqlite3.connect(
+        target,
+        timeout=BUSY_TIMEOUT_MS / 1000,
+        isolation_level=None,
+        check_same_thread=False,
+        uri=uri,
+    )
+
+
 def connect(
     path: Path | str, *, upto: int | None = None, migrations: Path | None = None
 ) -> sqlite3.Connection:
     """Open (creating and migrating when needed) a library; `upto` stops migrations early;
-    `migrations` is another folder of migrations (default: the shipped ones)."""
-    if str(path) != ":memory:":
+    `migrations` is another folder of migrations (default: the shipped ones).
+
+    A library on a place that refuses writes opens read-only: listing, showing, searching and
+    exporting work, and a change fails with one line."""
+    memory = str(path) == ":memory:"
+    read_only = not memory and _read_only(Path(path))
+    if not memory and not read_only:
         create_private(Path(path))
-    conn = sqlite3.connect(
-        str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
-    )
+        _tighten(Path(path))
+    conn = _open(path, read_only)
     try:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS:d}")
         conn.execute("PRAGMA foreign_keys = ON")
@@ -113,13 +159,20 @@ def connect(
         # A page cache big enough for the search index of a large library (allocated only
         # as used); not mmap, which turns an I/O error into SIGBUS instead of an error.
         conn.execute(f"PRAGMA cache_size = {-CACHE_KIB:d}")
-        if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
-            _retry(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone(), "enabling WAL")
         current = migrate.user_version(conn)
         if current > migrate.latest(migrations):
             migrate.apply(conn, source=migrations)  # raises: written by a newer bib
+        if read_only:
+            if migrate.pending(conn, upto=upto, source=migrations):
+                raise OperationError(
+                    f"the library is read-only here and needs a schema upgrade (it has version "
+                    f"{current}); open it once where it can be written"
+                )
+            return conn
+        if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+            _retry(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone(), "enabling WAL")
         if migrate.pending(conn, upto=upto, source=migrations):
-            if current > 0 and str(path) != ":memory:":
+            if current > 0 and not memory:
                 backup_to(conn, Path(f"{path}.schema-{current}.bak"))
             _retry(lambda: conn.execute("BEGIN IMMEDIATE"), "migrating")
             try:
@@ -132,6 +185,19 @@ def connect(
         conn.close()
         raise
     return conn
+
+
+def _is_live_file(dest: Path, library: Path) -> bool:
+    """Whether `dest`, links followed, is the library file or one of SQLite's files beside it."""
+    live = [library, Path(f"{library}-wal"), Path(f"{library}-shm"), Path(f"{library}-journal")]
+    target = dest.resolve()
+    for path in live:
+        if target == path.resolve():
+            return True
+        with contextlib.suppress(OSError):
+            if dest.exists() and path.exists() and os.path.samefile(dest, path):
+                return True
+    return False
 
 
 def backup_to(conn: sqlite3.Connection, dest: Path) -> None:
@@ -839,8 +905,14 @@ class SQLiteStore:
     # Safety
 
     def backup(self, dest: Path) -> None:
-        """Write a consistent copy with SQLite's online backup API, then rename it into place."""
-        backup_to(self.conn, Path(dest))
+        """Write a consistent copy with SQLite's online backup API, then rename it into place.
+
+        The live library and its -wal and -shm files are never a destination: renaming a copy
+        over them would lose what the write-ahead log still holds."""
+        dest = Path(dest)
+        if self.path is not None and _is_live_file(dest, self.path):
+            raise BibError("is the live library (or its -wal/-shm file); back up elsewhere", dest)
+        backup_to(self.conn, dest)
 
     def integrity(self) -> str:
         return str(self.conn.execute("PRAGMA integrity_check").fetchone()[0])
