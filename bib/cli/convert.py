@@ -17,7 +17,7 @@ import click
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from bib import pipeline, stable_keys, writers
+from bib import parallel, pipeline, stable_keys, writers
 from bib.atomic import publish
 from bib.cli.tags import max_topics_option, tag_stages, vocabulary_option
 from bib.errors import BibError
@@ -283,6 +283,12 @@ def _reporter() -> Callable[[str], None]:
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Keep the citation keys of this .bib or .json (repeatable); existing outputs count too.",
 )
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    help="Worker processes for large inputs (default: the usable cores; 1: this process only).",
+)
 @vocabulary_option
 @max_topics_option
 def convert(
@@ -295,6 +301,7 @@ def convert(
     ascii_only: bool,
     tag_text: str | None,
     keys_from: tuple[Path, ...],
+    jobs: int | None,
     vocab_files: tuple[Path, ...],
     max_topics: int,
 ) -> None:
@@ -313,6 +320,7 @@ def convert(
       bib convert refs.bib -o refs.json
       cat list.txt | bib convert - --from paperlist --venue NeurIPS --year 2025
       bib convert seeds/ -o refs.json --keys-from thesis.bib
+      bib convert big-list.txt -o refs.bib --jobs 4
     """
     if source_format is not None and source_format not in FORMATS:
         raise BibError(f"unknown input format '{source_format}' (use one of: {', '.join(FORMATS)})")
@@ -323,8 +331,7 @@ def convert(
     console = Console(stderr=True)
     # only the tags written are made: the contribution tags cost a fifth of the tagging
     stages = tag_stages(vocab_files, max_topics, kinds)
-    if sys.stderr.isatty():
-        stages = [*stages, progress_stage(console)]
+    progress = progress_stage(console) if sys.stderr.isatty() else None
     options = {"ascii": ascii_only, "tag_kinds": kinds}
     formats = list(dict.fromkeys(fmt for _, fmt in targets))
     report = _reporter()
@@ -339,6 +346,8 @@ def convert(
             report=report,
             pinned=pinned,
             encode=_encoder(formats, options),
+            jobs=jobs if jobs is not None else parallel.usable_cores(),
+            progress=progress,
         )
         with spooled:
             _write(spooled, formats, targets)
