@@ -24,7 +24,6 @@ from bib.errors import BibError
 from bib.readers import FORMATS
 from bib.record import Record, TagKind
 
-OUTPUT_FORMATS = ("bibtex", "biblatex", "csl-json")
 PROGRESS_AFTER = 2000
 PROGRESS_EVERY = 250
 """Records between two updates of the progress line."""
@@ -61,8 +60,8 @@ def _tag_kinds(value: str | None) -> tuple[TagKind, ...] | None:
 
 def _targets(outputs: tuple[Path, ...], fmt: str | None) -> list[tuple[Path | None, str]]:
     """(path or None for stdout, format) of every output, checked before any work."""
-    if fmt is not None and fmt not in OUTPUT_FORMATS:
-        raise BibError(f"unknown output format '{fmt}' (use one of: {', '.join(OUTPUT_FORMATS)})")
+    if fmt is not None:
+        writers.writer(fmt)  # a BibError naming the formats there are
     if not outputs:
         return [(None, fmt or "bibtex")]
     if fmt is not None and len(outputs) > 1:
@@ -251,14 +250,18 @@ def _reporter() -> Callable[[str], None]:
 
 @click.command("convert")
 @click.argument("inputs", nargs=-1, required=True)
-@click.option("-f", "--format", "fmt", metavar="FORMAT", help="bibtex, biblatex or csl-json.")
+@click.option(
+    "-f", "--format", "fmt", metavar="FORMAT", help=f"One of {', '.join(writers.FORMATS)}."
+)
 @click.option(
     "-o",
     "--output",
     "outputs",
     multiple=True,
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Write here (repeatable); .bib -> bibtex, .biblatex.bib -> biblatex, .json -> csl-json.",
+    help="Write here (repeatable); the format follows the suffix: "
+    + ", ".join(f"{s} {w.name}" for w in writers.REGISTRY.values() for s in w.suffixes)
+    + ".",
 )
 @click.option(
     "--venue", metavar="NAME", help="Venue short name (ICML, NeurIPS, ...); overrides list headers."
@@ -318,6 +321,7 @@ def convert(
       bib convert seeds/ -o out/seeds.bib -o out/seeds.biblatex.bib -o out/seeds.json
       bib convert icml.txt --venue ICML --year 2026 -f csl-json > refs.json
       bib convert refs.bib -o refs.json
+      bib convert seeds/ -o refs.ris                  # EndNote, Mendeley, Zotero
       cat list.txt | bib convert - --from paperlist --venue NeurIPS --year 2025
       bib convert seeds/ -o refs.json --keys-from thesis.bib
       bib convert big-list.txt -o refs.bib --jobs 4
