@@ -19,9 +19,9 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from operator import attrgetter
 from pathlib import Path
-from typing import IO, BinaryIO
+from typing import IO, BinaryIO, NamedTuple
 
-from bib import bidi, keys, merge, readers
+from bib import bidi, keys, merge, parallel, readers
 from bib.extract.methods import tag_methods
 from bib.extract.tags import tag_stream
 from bib.extract.titles import derive_titles
@@ -267,6 +267,8 @@ def spool(
     pinned: Mapping[str, str] | None = None,
     stdin: BinaryIO | None = None,
     encode: Callable[[Record], bytes] = record_bytes,
+    jobs: int = 1,
+    progress: Stage | None = None,
 ) -> Spooled:
     """`run`, holding no record: records wait in a temp file until keys, which need every
     base key, are known, so memory per record is an identity, a key and an offset.
@@ -275,7 +277,12 @@ def spool(
     same paper: nearly none are. Those that are get read again once all identities are in,
     merged, extracted and added to the spool; their unmerged copies stay there unread.
     `encode` is what the spool keeps of a record: by default the record itself; a caller
-    that needs only some rendering of it keeps that (`Spooled.items`)."""
+    that needs only some rendering of it keeps that (`Spooled.items`).
+
+    With `jobs` > 1, an input of more than `PARALLEL_AFTER` records is extracted and encoded
+    in that many worker processes (`bib.parallel`), batch by batch and in order; reading,
+    merging, keys and the spool stay here, so the result is the same for every `jobs`.
+    `progress` sees every record as it is read, in this process."""
     stats = Stats()
     paths = readers.expand(inputs)
     with contextlib.ExitStack() as cleanup:
@@ -286,7 +293,18 @@ def spool(
         done = Spool()
         try:
             return _spool(
-                paths, done, fmt, venue, year, extractors, report, pinned, stdin, stats, encode
+                paths,
+                done,
+                fmt,
+                venue,
+                year,
+                extractors,
+                report,
+                pinned,
+                stdin,
+                stats,
+                encode,
+                Workers(jobs, progress),
             )
         except BaseException:
             done.close()
@@ -305,6 +323,7 @@ def _spool(
     stdin: BinaryIO | None,
     stats: Stats,
     encode: Callable[[Record], bytes],
+    workers: Workers,
 ) -> Spooled:
     starts: list[int] = []
     pending: deque[list[str]] = deque()  # identities of records read, not yet extracted
@@ -327,16 +346,20 @@ def _spool(
     derived = bytearray()
     wanted = array("q")
 
-    def keep(records: Iterable[Record]) -> Iterator[None]:
-        for record in records:
+    def prepare(records: Iterable[Record]) -> Iterator[Prepared]:
+        for record in _extract(records, extractors):
+            yield Prepared(record.id, keys.base_key(record), record.title_derived, encode(record))
+
+    def keep(items: Iterable[Prepared]) -> Iterator[None]:
+        for item in items:
             wanted.append(len(bases))
-            done.add_bytes(encode(record))
-            bases.append((record.id, keys.base_key(record)))
-            derived.append(record.title_derived)
+            done.add_bytes(item.data)
+            bases.append((item.id, item.base_key))
+            derived.append(item.title_derived)
             yield
 
     def identities() -> Iterator[list[str]]:
-        for _ in keep(_extract(read(), extractors)):
+        for _ in keep(workers.run(prepare, read())):
             if not pending:
                 raise RuntimeError("an extraction stage yielded more records than it got")
             yield pending.popleft()
@@ -354,13 +377,65 @@ def _spool(
             paths, starts, stats.read, copies, fmt=fmt, venue=venue, year=year, stdin=stdin
         )
         merged = (merge.merge_group([raw.pop(i) for i in group], report) for group in papers)
-        deque(keep(_extract(merged, extractors)), maxlen=0)
+        deque(keep(prepare(merged)), maxlen=0)
         wanted = array("q", (i for i in wanted if i not in copies))
     found.clear()
     stats.records = len(wanted)
     stats.titles_derived = sum(derived[i] for i in wanted)
     chosen = keys.unique_keys([bases[i] for i in wanted], pinned)
     return Spooled(stats, chosen, done, wanted)
+
+
+class Prepared(NamedTuple):
+    """What the spool needs of an extracted record: its id, the key it would have alone,
+    whether its title is derived, and what `encode` made of it."""
+
+    id: str
+    base_key: str
+    title_derived: bool
+    data: bytes
+
+
+PARALLEL_AFTER = 2_000
+"""Records read before worker processes pay: below this, starting them (forking, each
+worker's first batch cold) costs more than it saves (benchmarks/convert.py --jobs)."""
+
+PARALLEL_BATCH = 4 * BATCH
+"""Records sent to a worker at once: large enough that pickling and the pipes cost little
+beside the work, small enough to keep every worker busy to the end."""
+
+
+@dataclass(frozen=True, slots=True)
+class Workers:
+    """How the per-record work runs: here (`jobs` 1, or a small input) or in worker processes."""
+
+    jobs: int = 1
+    progress: Stage | None = None
+
+    def run(
+        self, prepare: Callable[[Iterable[Record]], Iterator[Prepared]], records: Iterable[Record]
+    ) -> Iterator[Prepared]:
+        if self.progress is not None:
+            records = self.progress(records)
+        records = iter(records)
+        if self.jobs < 2:
+            return prepare(records)
+        head = list(itertools.islice(records, PARALLEL_AFTER))
+        if len(head) < PARALLEL_AFTER:
+            return prepare(head)
+
+        def batch_work(batch: list[Record]) -> list[Prepared]:
+            return list(prepare(batch))
+
+        batches = _batches(itertools.chain(head, records), PARALLEL_BATCH)
+        results = parallel.ordered_map(batch_work, batches, self.jobs)
+        return itertools.chain.from_iterable(results)
+
+
+def _batches(records: Iterable[Record], size: int) -> Iterator[list[Record]]:
+    records = iter(records)
+    while batch := list(itertools.islice(records, size)):
+        yield batch
 
 
 def _extract(records: Iterable[Record], extractors: Sequence[Stage]) -> Iterable[Record]:

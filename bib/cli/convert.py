@@ -17,14 +17,13 @@ import click
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from bib import pipeline, stable_keys, writers
+from bib import parallel, pipeline, stable_keys, writers
 from bib.atomic import publish
 from bib.cli.tags import max_topics_option, tag_stages, vocabulary_option
 from bib.errors import BibError
 from bib.readers import FORMATS
 from bib.record import Record, TagKind
 
-OUTPUT_FORMATS = ("bibtex", "biblatex", "csl-json")
 PROGRESS_AFTER = 2000
 PROGRESS_EVERY = 250
 """Records between two updates of the progress line."""
@@ -61,8 +60,8 @@ def _tag_kinds(value: str | None) -> tuple[TagKind, ...] | None:
 
 def _targets(outputs: tuple[Path, ...], fmt: str | None) -> list[tuple[Path | None, str]]:
     """(path or None for stdout, format) of every output, checked before any work."""
-    if fmt is not None and fmt not in OUTPUT_FORMATS:
-        raise BibError(f"unknown output format '{fmt}' (use one of: {', '.join(OUTPUT_FORMATS)})")
+    if fmt is not None:
+        writers.writer(fmt)  # a BibError naming the formats there are
     if not outputs:
         return [(None, fmt or "bibtex")]
     if fmt is not None and len(outputs) > 1:
@@ -251,14 +250,18 @@ def _reporter() -> Callable[[str], None]:
 
 @click.command("convert")
 @click.argument("inputs", nargs=-1, required=True)
-@click.option("-f", "--format", "fmt", metavar="FORMAT", help="bibtex, biblatex or csl-json.")
+@click.option(
+    "-f", "--format", "fmt", metavar="FORMAT", help=f"One of {', '.join(writers.FORMATS)}."
+)
 @click.option(
     "-o",
     "--output",
     "outputs",
     multiple=True,
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Write here (repeatable); .bib -> bibtex, .biblatex.bib -> biblatex, .json -> csl-json.",
+    help="Write here (repeatable); the format follows the suffix: "
+    + ", ".join(f"{s} {w.name}" for w in writers.REGISTRY.values() for s in w.suffixes)
+    + ".",
 )
 @click.option(
     "--venue", metavar="NAME", help="Venue short name (ICML, NeurIPS, ...); overrides list headers."
@@ -283,6 +286,12 @@ def _reporter() -> Callable[[str], None]:
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Keep the citation keys of this .bib or .json (repeatable); existing outputs count too.",
 )
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    help="Worker processes for large inputs (default: the usable cores; 1: this process only).",
+)
 @vocabulary_option
 @max_topics_option
 def convert(
@@ -295,6 +304,7 @@ def convert(
     ascii_only: bool,
     tag_text: str | None,
     keys_from: tuple[Path, ...],
+    jobs: int | None,
     vocab_files: tuple[Path, ...],
     max_topics: int,
 ) -> None:
@@ -311,8 +321,10 @@ def convert(
       bib convert seeds/ -o out/seeds.bib -o out/seeds.biblatex.bib -o out/seeds.json
       bib convert icml.txt --venue ICML --year 2026 -f csl-json > refs.json
       bib convert refs.bib -o refs.json
+      bib convert seeds/ -o refs.ris                  # EndNote, Mendeley, Zotero
       cat list.txt | bib convert - --from paperlist --venue NeurIPS --year 2025
       bib convert seeds/ -o refs.json --keys-from thesis.bib
+      bib convert big-list.txt -o refs.bib --jobs 4
     """
     if source_format is not None and source_format not in FORMATS:
         raise BibError(f"unknown input format '{source_format}' (use one of: {', '.join(FORMATS)})")
@@ -323,8 +335,7 @@ def convert(
     console = Console(stderr=True)
     # only the tags written are made: the contribution tags cost a fifth of the tagging
     stages = tag_stages(vocab_files, max_topics, kinds)
-    if sys.stderr.isatty():
-        stages = [*stages, progress_stage(console)]
+    progress = progress_stage(console) if sys.stderr.isatty() else None
     options = {"ascii": ascii_only, "tag_kinds": kinds}
     formats = list(dict.fromkeys(fmt for _, fmt in targets))
     report = _reporter()
@@ -339,6 +350,8 @@ def convert(
             report=report,
             pinned=pinned,
             encode=_encoder(formats, options),
+            jobs=jobs if jobs is not None else parallel.usable_cores(),
+            progress=progress,
         )
         with spooled:
             _write(spooled, formats, targets)

@@ -17,7 +17,7 @@ from annotations import MARK, Entry, Filters, Status, Store, open_store
 from bib.errors import BibError
 
 STATUSES = [str(s) for s in Status]
-EXPORT_FORMATS = ["bibtex", "biblatex", "csl-json"]
+EXPORT_FORMATS = ["bibtex", "biblatex", "csl-json", "ris"]
 
 
 # Shared by the library and notes commands

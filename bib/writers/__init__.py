@@ -1,8 +1,9 @@
-"""Writers: Records -> BibTeX, BibLaTeX or CSL-JSON text, validated before anything is written.
+"""Writers: Records -> BibTeX, BibLaTeX, CSL-JSON or RIS text, validated before anything is written.
 
-Callers write the returned text with `bib.atomic.write_atomic`, so a failure leaves no file;
-`stream` yields the same text piece by piece for callers that write into a temp file as they go
-(`bib convert`) and rename it only when every piece was rendered.
+Every format is one `Writer` (`bib.writers.common`) in `REGISTRY`; everything that lists,
+picks or renders formats reads the registry, so a new format is one module plus one line
+below. Callers write the returned text through `bib.atomic`, so a failure leaves no file;
+`stream` yields the same text piece by piece for callers that write as they go.
 """
 
 from __future__ import annotations
@@ -14,16 +15,32 @@ from pathlib import Path
 from bib.errors import BibError
 from bib.keys import base_key
 from bib.record import Record, TagKind, evolve
-from bib.writers import bibtex, csljson
-from bib.writers.common import DEFAULT_TAG_KINDS, DERIVED_TITLE_NOTE, Layout, safe_key
+from bib.writers import bibtex, csljson, ris
+from bib.writers.common import (
+    DEFAULT_TAG_KINDS,
+    DERIVED_TITLE_NOTE,
+    Layout,
+    WriteOptions,
+    Writer,
+    safe_key,
+    with_new_keys,
+)
 
-FORMATS = ("bibtex", "biblatex", "csl-json")
+REGISTRY: dict[str, Writer] = {
+    writer.name: writer for writer in (bibtex.BIBTEX, bibtex.BIBLATEX, csljson.WRITER, ris.WRITER)
+}
+"""Every output format by name, in the order help texts list them."""
+
+FORMATS = tuple(REGISTRY)
 
 __all__ = [
     "DEFAULT_TAG_KINDS",
     "DERIVED_TITLE_NOTE",
     "FORMATS",
+    "REGISTRY",
     "Layout",
+    "WriteOptions",
+    "Writer",
     "format_for_path",
     "layout",
     "order_key",
@@ -31,7 +48,18 @@ __all__ = [
     "safe_key",
     "stream",
     "template",
+    "writer",
 ]
+
+
+def writer(fmt: str) -> Writer:
+    """The writer named `fmt`, or a BibError listing the formats there are."""
+    try:
+        return REGISTRY[fmt]
+    except KeyError:
+        raise BibError(
+            f"unknown output format {fmt!r} (choose from {', '.join(FORMATS)})"
+        ) from None
 
 
 def render(
@@ -41,13 +69,11 @@ def render(
     ascii: bool = False,
     tag_kinds: Iterable[TagKind] = DEFAULT_TAG_KINDS,
 ) -> str:
-    """The whole output text for `fmt`; `ascii` applies to BibTeX and BibLaTeX only
-    (JSON is always UTF-8)."""
-    if fmt == "csl-json":
-        return csljson.render(records, tag_kinds=tag_kinds)
-    if fmt in ("bibtex", "biblatex"):
-        return bibtex.render(records, dialect=fmt, ascii=ascii, tag_kinds=tag_kinds)
-    raise BibError(f"unknown output format {fmt!r} (choose from {', '.join(FORMATS)})")
+    """The whole output text for `fmt`, entries in the format's order; `ascii` applies to
+    BibTeX and BibLaTeX only (JSON and RIS are always UTF-8)."""
+    chosen = writer(fmt)
+    ordered = sorted(records, key=lambda record: chosen.order_key(record.key))
+    return "".join(stream(ordered, fmt, ascii=ascii, tag_kinds=tag_kinds))
 
 
 def stream(
@@ -59,11 +85,9 @@ def stream(
 ) -> Iterator[str]:
     """`render` piece by piece, for records already in `order_key(fmt)` order: a caller
     writes each piece as it comes and never holds the whole text (or all the records)."""
-    if fmt == "csl-json":
-        return csljson.stream(records, tag_kinds=tag_kinds)
-    if fmt in ("bibtex", "biblatex"):
-        return bibtex.stream(records, dialect=fmt, ascii=ascii, tag_kinds=tag_kinds)
-    raise BibError(f"unknown output format {fmt!r} (choose from {', '.join(FORMATS)})")
+    chosen = writer(fmt)
+    options = WriteOptions(ascii=ascii, tag_kinds=tuple(tag_kinds))
+    return chosen.layout.wrap(chosen.entry_text(r, options) for r in with_new_keys(records))
 
 
 _PLACEHOLDER = "bibkey" + secrets.token_hex(16)
@@ -82,14 +106,10 @@ def template(
     says what goes around entries. Keys need every record; a template can be rendered
     while reading (`bib convert`); an error names the record by the key it would have alone.
     """
+    chosen = writer(fmt)
     marked = evolve(record, key=_PLACEHOLDER)
     try:
-        if fmt == "csl-json":
-            text = csljson.entry_text(marked, tag_kinds)
-        elif fmt in ("bibtex", "biblatex"):
-            text = bibtex.entry_text(marked, fmt, ascii, tag_kinds)
-        else:
-            raise BibError(f"unknown output format {fmt!r} (choose from {', '.join(FORMATS)})")
+        text = chosen.entry_text(marked, WriteOptions(ascii=ascii, tag_kinds=tag_kinds))
     except BibError as exc:
         named = exc.message.replace(_PLACEHOLDER, base_key(record))
         raise BibError(named, exc.path, exc.line) from None
@@ -98,24 +118,25 @@ def template(
 
 def layout(fmt: str) -> Layout:
     """What `fmt` writes around and between entries (see `template`)."""
-    return csljson.LAYOUT if fmt == "csl-json" else bibtex.LAYOUT
+    return writer(fmt).layout
 
 
 def order_key(fmt: str) -> Callable[[str], str]:
     """The sort key, from a citation key, of records in `fmt` output (BibTeX ignores case)."""
-    return csljson.order_key if fmt == "csl-json" else bibtex.order_key
+    return writer(fmt).order_key
 
 
 def format_for_path(path: str | Path) -> str:
-    """The output format a file name asks for: `.biblatex.bib`, `.bib` or `.json`."""
+    """The output format a file name asks for, by the longest suffix that names one."""
     name = Path(path).name.lower()
-    if name.endswith(".biblatex.bib"):
-        return "biblatex"
-    if name.endswith(".bib"):
-        return "bibtex"
-    if name.endswith(".json"):
-        return "csl-json"
+    by_length = sorted(
+        ((suffix, w.name) for w in REGISTRY.values() for suffix in w.suffixes),
+        key=lambda pair: -len(pair[0]),
+    )
+    for suffix, fmt in by_length:
+        if name.endswith(suffix):
+            return fmt
+    known = ", ".join(suffix for suffix, _ in sorted(by_length))
     raise BibError(
-        f"cannot tell the output format from {Path(path).name!r}: use .bib, .biblatex.bib "
-        "or .json, or give -f"
+        f"cannot tell the output format from {Path(path).name!r}: use {known}, or give -f"
     )

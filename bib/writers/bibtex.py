@@ -22,6 +22,8 @@ from bib.writers.common import (
     DEFAULT_TAG_KINDS,
     DERIVED_TITLE_NOTE,
     Layout,
+    WriteOptions,
+    Writer,
     check_unique_keys,
     checked_key,
     error,
@@ -409,3 +411,29 @@ def render(
     entries = [entry(r, dialect=dialect, ascii=ascii, tag_kinds=kinds) for r in records]
     entries.sort(key=lambda e: e["ID"].lower())  # as dumps orders them (a stable sort)
     return "\n".join(format_entry(e) for e in entries)
+
+
+def _bibtex_entry(record: Record, options: WriteOptions) -> str:
+    return entry_text(record, "bibtex", options.ascii, options.tag_kinds)
+
+
+def _biblatex_entry(record: Record, options: WriteOptions) -> str:
+    return entry_text(record, "biblatex", options.ascii, options.tag_kinds)
+
+
+BIBTEX = Writer(
+    name="bibtex",
+    suffixes=(".bib",),
+    description="classic BibTeX (natbib, plainnat)",
+    layout=LAYOUT,
+    order_key=order_key,
+    entry_text=_bibtex_entry,
+)
+BIBLATEX = Writer(
+    name="biblatex",
+    suffixes=(".biblatex.bib",),
+    description="BibLaTeX for biber",
+    layout=LAYOUT,
+    order_key=order_key,
+    entry_text=_biblatex_entry,
+)

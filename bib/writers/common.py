@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from bib.errors import BibError
@@ -154,3 +155,29 @@ class Layout(NamedTuple):
             opening = self.between
             written = True
         yield self.last if written else self.empty
+
+
+@dataclass(frozen=True, slots=True)
+class WriteOptions:
+    """What the user chose about an output: pure ASCII (BibTeX dialects only) and which tag
+    kinds become keywords."""
+
+    ascii: bool = False
+    tag_kinds: tuple[TagKind, ...] = DEFAULT_TAG_KINDS
+
+
+@dataclass(frozen=True, slots=True)
+class Writer:
+    """One output format: everything a caller needs to pick it and write it.
+
+    A format is a module that defines one `Writer` plus one line in `bib.writers.REGISTRY`.
+    `entry_text` renders one record (its key already assigned); `layout` says what goes
+    around and between entries; `order_key` orders entries by citation key.
+    """
+
+    name: str
+    suffixes: tuple[str, ...]
+    description: str
+    layout: Layout
+    order_key: Callable[[str], str]
+    entry_text: Callable[[Record, WriteOptions], str]

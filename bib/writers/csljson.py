@@ -28,6 +28,8 @@ from bib.writers.common import (
     DEFAULT_TAG_KINDS,
     DERIVED_TITLE_NOTE,
     Layout,
+    WriteOptions,
+    Writer,
     check_unique_keys,
     checked_key,
     error,
@@ -403,3 +405,17 @@ def render(records: Iterable[Record], *, tag_kinds: Iterable[TagKind] = DEFAULT_
     records = sorted(records, key=lambda r: order_key(r.key))
     check_unique_keys(records)
     return "".join(stream(records, tag_kinds=tag_kinds))
+
+
+def _csl_entry(record: Record, options: WriteOptions) -> str:
+    return entry_text(record, options.tag_kinds)
+
+
+WRITER = Writer(
+    name="csl-json",
+    suffixes=(".json",),
+    description="CSL-JSON for pandoc, citeproc and Zotero",
+    layout=LAYOUT,
+    order_key=order_key,
+    entry_text=_csl_entry,
+)

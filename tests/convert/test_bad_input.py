@@ -57,15 +57,15 @@ def test_missing_file_is_refused(bib_process, tmp_path):
 
 def test_unknown_output_format_is_refused(bib_process, good_list, tmp_path):
     existing, _ = _outputs(tmp_path)
-    done = bib_process("convert", good_list, "-f", "ris", "-o", existing)
-    expected = "bib: error: unknown output format 'ris'"
+    done = bib_process("convert", good_list, "-f", "endnote", "-o", existing)
+    expected = "bib: error: unknown output format 'endnote'"
     _assert_refused(done.returncode, done.stderr, done.stdout, expected, tmp_path)
 
 
 def test_unknown_output_format_is_refused_in_process(cli, good_list, tmp_path):
     existing, _ = _outputs(tmp_path)
-    result = cli("convert", good_list, "-f", "ris", "-o", existing)
-    expected = "bib: error: unknown output format 'ris'"
+    result = cli("convert", good_list, "-f", "endnote", "-o", existing)
+    expected = "bib: error: unknown output format 'endnote'"
     _assert_refused(result.exit_code, result.stderr, result.stdout, expected, tmp_path)
 
 

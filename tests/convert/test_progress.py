@@ -20,7 +20,7 @@ def _run(count: int) -> tuple[list[Record], list[Record], str]:
 def test_long_run_on_a_terminal_shows_progress():
     records, passed, screen = _run(PROGRESS_AFTER + 10)
     assert passed == records
-    assert "converting:" in screen
+    assert "reading and tagging:" in screen
 
 
 def test_short_run_stays_quiet():

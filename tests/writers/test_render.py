@@ -27,8 +27,8 @@ def test_unknown_suffix_is_an_error() -> None:
 
 
 def test_unknown_format_is_an_error(record) -> None:
-    with pytest.raises(BibError, match="unknown output format 'ris'"):
-        render([record], "ris")
+    with pytest.raises(BibError, match="unknown output format 'endnote'"):
+        render([record], "endnote")
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

@@ -55,8 +55,8 @@ def test_an_invalid_record_is_named_by_the_key_it_would_have_alone(make_record):
 
 
 def test_an_unknown_format_has_no_template(make_record):
-    with pytest.raises(BibError, match="unknown output format 'ris'"):
-        template(make_record(), "ris")
+    with pytest.raises(BibError, match="unknown output format 'endnote'"):
+        template(make_record(), "endnote")
 
 
 def test_a_layout_without_entries_is_its_empty_text():
