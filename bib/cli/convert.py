@@ -268,6 +268,9 @@ def _echo_file(handle: IO[str]) -> None:
 @click.option(
     "--tags", "tag_text", metavar="KINDS", help="Tag kinds written as keywords, e.g. topic,method."
 )
+@click.option(
+    "--strict", is_flag=True, help="Treat warnings (undefined @string, repeated key) as errors."
+)
 @vocabulary_option
 @max_topics_option
 def convert(
@@ -279,6 +282,7 @@ def convert(
     source_format: str | None,
     ascii_only: bool,
     tag_text: str | None,
+    strict: bool,
     vocab_files: tuple[Path, ...],
     max_topics: int,
 ) -> None:
@@ -293,6 +297,7 @@ def convert(
       bib convert seeds/ -o out/seeds.bib -o out/seeds.biblatex.bib -o out/seeds.json
       bib convert icml.txt --venue ICML --year 2026 -f csl-json > refs.json
       bib convert refs.bib -o refs.json
+      bib convert --strict refs.bib -o refs.json   # any warning stops with exit 2
       cat list.txt | bib convert - --from paperlist --venue NeurIPS --year 2025
     """
     if source_format is not None and source_format not in FORMATS:
@@ -315,7 +320,7 @@ def convert(
             venue=venue,
             year=_year(year_text),
             extractors=stages,
-            report=lambda message: click.echo(f"bib: {message}", err=True),
+            report=pipeline.strict if strict else _echo,
             encode=_encoder(formats, options),
         )
         with spooled:
@@ -331,3 +336,7 @@ def convert(
 
 
 commands = [convert]
+
+
+def _echo(message: str) -> None:
+    click.echo(f"bib: {message}", err=True)

@@ -148,6 +148,9 @@ def stars(rating: int | None) -> str:
     help="Input format of '-' (standard input), as for convert.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option(
+    "--strict", is_flag=True, help="Treat warnings (undefined @string, repeated key) as errors."
+)
 @click.pass_context
 def add(
     ctx: click.Context,
@@ -156,6 +159,7 @@ def add(
     year: int | None,
     fmt: str | None,
     as_json: bool,
+    strict: bool,
 ) -> None:
     """Import paper lists, BibTeX or CSL-JSON into the library.
 
@@ -168,12 +172,17 @@ def add(
       bib add seeds/
       bib add icml2026.txt --venue ICML --year 2026
       bib add refs.bib zotero-export.json
+      bib add --strict refs.bib          # any warning stops with exit 2, nothing stored
       cat list.txt | bib add - --from paperlist --venue NeurIPS --year 2025
     """
     from bib import keys, pipeline
 
     records = pipeline.load(
-        list(inputs), fmt=fmt, venue=venue, year=year, report=lambda m: diagnostic(f"bib: {m}")
+        list(inputs),
+        fmt=fmt,
+        venue=venue,
+        year=year,
+        report=pipeline.strict if strict else lambda m: diagnostic(f"bib: {m}"),
     )
     with open_library(ctx) as store:
         pinned = store.pinned_keys()

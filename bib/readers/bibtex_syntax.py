@@ -210,6 +210,8 @@ class _Parser:
     def expect(self, char: str, pos: int) -> None:
         if pos >= len(self.text):
             raise _Skip(f"missing '{char}' before the end of the file", pos)
+        if self.text[pos] == "@" and char in "})":
+            raise _Skip("unbalanced braces: never closed", pos, unclosed=True)
         if self.text[pos] != char:
             raise _Skip(f"expected '{char}', found {self.text[pos]!r}", pos)
 
