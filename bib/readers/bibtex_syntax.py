@@ -185,7 +185,7 @@ class _Parser:
         return self.doc
 
     def key_hint(self, pos: int) -> str:
-        match = _KEY.match(self.text, pos + len(_SPACE.match(self.text, pos).group(0)))
+        match = _KEY.match(self.text, self.space(pos))
         key = match.group(0) if match else ""
         return key if "=" not in key else ""
 

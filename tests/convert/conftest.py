@@ -25,7 +25,9 @@ BAD_INPUTS: dict[str, tuple[str, bytes, str]] = {
     ),
     "string_bomb": (
         "refs.bib",
-        b"@string{s0 = {xxxxxxxxxx}}\n" + b"".join(b"@string{s%d = s%d # s%d}\n" % (i + 1, i, i) for i in range(24)) + b"@misc{a, title = s24}\n",
+        b"@string{s0 = {xxxxxxxxxx}}\n"
+        + b"".join(b"@string{s%d = s%d # s%d}\n" % (i + 1, i, i) for i in range(24))
+        + b"@misc{a, title = s24}\n",
         ":18: value longer than",
     ),
     "invalid_csl_json": (

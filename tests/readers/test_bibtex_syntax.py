@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import time
 
-
 import bibtexparser
 import pytest
 from bibtexparser.bparser import BibTexParser
