@@ -358,4 +358,3 @@ def convert(
 
 
 commands = [convert]
-
