@@ -10,6 +10,7 @@ a sample: they are far slower) and prints the ratios.
     python benchmarks/convert.py --quick         # N = 1k only
     python benchmarks/convert.py --sizes 30000   # any N
     python benchmarks/convert.py --repeat 3      # the fastest of 3 runs of each
+    python benchmarks/convert.py --bib refs.bib  # .bib input beside pybtex, bibtexparser, pandoc
 """
 
 from __future__ import annotations
@@ -144,6 +145,72 @@ def reference_rates(bib_path: Path) -> dict[str, float]:
     return {"bibtexparser": bibtexparser_rate, "pybtex": pybtex_rate}
 
 
+def bib_child(mode: str, path: Path) -> dict[str, float]:
+    """Runs in its own process: one reader of a `.bib` over the whole file, CPU-timed, with
+    the peak RSS and the entries it found."""
+    start = time.process_time()
+    if mode == "bib-convert":
+        from bib.cli import main
+
+        out = path.with_name(path.stem + "-bench.json")
+        main.main(["convert", str(path), "-o", str(out)], standalone_mode=False)
+        count = len(json.loads(out.read_text(encoding="utf-8")))
+    elif mode == "bib-parse":
+        from bib.readers.bibtex_syntax import parse
+
+        count = len(parse(path.read_text(encoding="utf-8"), str(path)).entries)
+    elif mode == "pybtex":
+        import pybtex.errors
+        from pybtex.database import parse_file
+
+        pybtex.errors.set_strict_mode(False)
+        count = len(parse_file(str(path), "bibtex").entries)
+    else:
+        import bibtexparser
+
+        count = len(bibtexparser.loads(sample_bib(path, SAMPLE)).entries)
+    cpu = time.process_time() - start
+    rss_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return {"cpu": cpu, "rss_mib": rss_kib / 1024, "entries": count}
+
+
+def pandoc_run(path: Path) -> dict[str, float] | None:
+    """pandoc reading the `.bib` and writing CSL-JSON (its CPU and peak RSS), when installed."""
+    import shutil
+
+    if shutil.which("pandoc") is None:
+        return None
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(
+        ["pandoc", "-f", "bibtex", "-t", "csljson", str(path)], capture_output=True, check=True
+    )
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return {"cpu": cpu, "rss_mib": after.ru_maxrss / 1024, "entries": len(json.loads(done.stdout))}
+
+
+def bib_input(path: Path, repeat: int) -> None:
+    """The `.bib` mode: every reader on the same file in this run, as ratios to bib's."""
+    runs: dict[str, dict[str, float]] = {}
+    for mode in ("bib-convert", "bib-parse", "pybtex", "bibtexparser"):
+        found = [run_child(mode, str(path)) for _ in range(repeat)]
+        runs[mode] = min(found, key=lambda run: run["cpu"])
+    pandoc = pandoc_run(path)
+    if pandoc is not None:
+        runs["pandoc"] = pandoc
+    ours = runs["bib-convert"]["entries"] / runs["bib-convert"]["cpu"]
+    print(f"{path}: entries/s of CPU time and peak memory, each reader in its own process")
+    print(f"{'reader':>14} {'entries':>8} {'entries/s':>10} {'peak MiB':>9} {'bib convert x':>14}")
+    for mode, stats in runs.items():
+        rate = stats["entries"] / stats["cpu"]
+        print(f"{mode:>14} {stats['entries']:>8.0f} {rate:>10.0f} {stats['rss_mib']:>9.1f} "
+              f"{ours / rate:>14.2f}")  # fmt: skip
+    print(
+        f"(bibtexparser 1.4 on the first {SAMPLE} entries; bibtexparser 2 cannot be installed "
+        "beside pyzotero; bib-convert reads and writes CSL-JSON, as pandoc does)"
+    )
+
+
 def run_child(*args: str) -> dict[str, float]:
     out = subprocess.run(
         [sys.executable, __file__, "--child", *args],
@@ -171,11 +238,18 @@ def main() -> None:
     parser.add_argument(
         "--repeat", type=int, default=1, help="runs of each mode and N; the fastest is shown"
     )
+    parser.add_argument("--bib", type=Path, help="time this .bib as input (beside other readers)")
     parser.add_argument("--child", nargs=2, metavar=("MODE", "PATH"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         mode, path = args.child[0], Path(args.child[1])
-        print(json.dumps(stages(path) if mode == "stages" else child(mode, path)))
+        if mode in ("bib-convert", "bib-parse", "pybtex", "bibtexparser"):
+            print(json.dumps(bib_child(mode, path)))
+        else:
+            print(json.dumps(stages(path) if mode == "stages" else child(mode, path)))
+        return
+    if args.bib:
+        bib_input(args.bib.resolve(), args.repeat)
         return
     sizes = args.sizes or ([1_000] if args.quick else [1_000, 10_000, 100_000])
     ends: list[str] = []

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import IO, BinaryIO, NamedTuple
 
 from bib import bidi, keys, merge, parallel, readers
+from bib.errors import BibError
 from bib.extract.methods import tag_methods
 from bib.extract.tags import tag_stream
 from bib.extract.titles import derive_titles
@@ -73,7 +74,8 @@ def _read_all(
             starts.append(stats.read)
         stats.files += 1
         stats.inputs.append(str(path))
-        for record in readers.read(path, fmt=fmt, venue=venue, year=year, stdin=stdin):
+        records = readers.read(path, fmt=fmt, venue=venue, year=year, stdin=stdin, report=report)
+        for record in records:
             stats.read += 1
             record, stripped = bidi.strip(record)
             if stripped and report is not None:
@@ -82,6 +84,11 @@ def _read_all(
                     f"from {', '.join(stripped)}"
                 )
             yield record
+
+
+def strict(message: str) -> None:
+    """A `report` for `--strict`: the first warning is an error (exit 2), where it was."""
+    raise BibError(message.removeprefix("warning: "))
 
 
 def _where(record: Record) -> str:

@@ -292,6 +292,9 @@ def _reporter() -> Callable[[str], None]:
     type=click.IntRange(min=1),
     help="Worker processes for large inputs (default: the usable cores; 1: this process only).",
 )
+@click.option(
+    "--strict", is_flag=True, help="Treat warnings (undefined @string, repeated key) as errors."
+)
 @vocabulary_option
 @max_topics_option
 def convert(
@@ -305,6 +308,7 @@ def convert(
     tag_text: str | None,
     keys_from: tuple[Path, ...],
     jobs: int | None,
+    strict: bool,
     vocab_files: tuple[Path, ...],
     max_topics: int,
 ) -> None:
@@ -322,6 +326,7 @@ def convert(
       bib convert icml.txt --venue ICML --year 2026 -f csl-json > refs.json
       bib convert refs.bib -o refs.json
       bib convert seeds/ -o refs.ris                  # EndNote, Mendeley, Zotero
+      bib convert --strict refs.bib -o refs.json   # any warning stops with exit 2
       cat list.txt | bib convert - --from paperlist --venue NeurIPS --year 2025
       bib convert seeds/ -o refs.json --keys-from thesis.bib
       bib convert big-list.txt -o refs.bib --jobs 4
@@ -347,7 +352,7 @@ def convert(
             venue=venue,
             year=_year(year_text),
             extractors=stages,
-            report=report,
+            report=pipeline.strict if strict else report,
             pinned=pinned,
             encode=_encoder(formats, options),
             jobs=jobs if jobs is not None else parallel.usable_cores(),

@@ -169,6 +169,9 @@ def stars(rating: int | None) -> str:
     "--restore", is_flag=True, help="Bring back papers removed with `bib rm` that are imported."
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option(
+    "--strict", is_flag=True, help="Treat warnings (undefined @string, repeated key) as errors."
+)
 @click.pass_context
 def add(
     ctx: click.Context,
@@ -178,6 +181,7 @@ def add(
     fmt: str | None,
     restore: bool,
     as_json: bool,
+    strict: bool,
 ) -> None:
     """Import paper lists, BibTeX or CSL-JSON into the library.
 
@@ -192,13 +196,18 @@ def add(
       bib add seeds/
       bib add icml2026.txt --venue ICML --year 2026
       bib add refs.bib zotero-export.json
+      bib add --strict refs.bib          # any warning stops with exit 2, nothing stored
       cat list.txt | bib add - --from paperlist --venue NeurIPS --year 2025
     """
     from annotations.records import assign_keys
     from bib import pipeline
 
     records = pipeline.load(
-        list(inputs), fmt=fmt, venue=venue, year=year, report=lambda m: diagnostic(f"bib: {m}")
+        list(inputs),
+        fmt=fmt,
+        venue=venue,
+        year=year,
+        report=pipeline.strict if strict else lambda m: diagnostic(f"bib: {m}"),
     )
     with open_library(ctx) as store:
         report = store.upsert(assign_keys(store, records), restore=restore)

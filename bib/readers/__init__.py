@@ -7,7 +7,7 @@ without `--from`) from the content itself.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -46,8 +46,11 @@ def read(
     venue: str | None = None,
     year: int | None = None,
     stdin: BinaryIO | None = None,
+    report: Callable[[str], None] | None = None,
 ) -> Iterator[Record]:
-    """Records from one input; `-` reads standard input (format from `fmt` or content)."""
+    """Records from one input; `-` reads standard input (format from `fmt` or content).
+
+    Warnings (`warning: FILE:LINE: ...`) go to `report`."""
     if fmt is not None and fmt not in FORMATS:
         raise BibError(f"unknown input format '{fmt}' (use one of: {', '.join(FORMATS)})")
     source: bytes | Path
@@ -70,7 +73,8 @@ def read(
         return paperlist.read(source, name, venue=venue, year=year)
     assert isinstance(source, bytes)
     if fmt == "bibtex":
-        return bibtex.read(source, name)
+        refuse_binary(source, name)
+        return bibtex.read(source, name, report=report)
     return csljson.read(source, name)
 
 
@@ -98,3 +102,33 @@ def expand(inputs: Iterable[Path | str]) -> list[Path]:
         else:
             paths.append(path)
     return paths
+
+
+_BINARY_MAGIC = {
+    b"PK\x03\x04": "a ZIP archive (an office document?)",
+    b"\xd0\xcf\x11\xe0": "an old Microsoft Office document",
+    b"%PDF": "a PDF",
+    b"\x1f\x8b": "a gzip archive",
+    b"\x89PNG": "a PNG image",
+    b"\xff\xd8\xff": "a JPEG image",
+    b"SQLite format 3": "an SQLite database",
+}
+
+
+def looks_like_text(data: bytes) -> str | None:
+    """None when `data` can be text; otherwise what it looks like instead. Shared by the
+    readers so that a binary file is refused with a hint rather than read as garbage."""
+    head = data[:4096]
+    for magic, what in _BINARY_MAGIC.items():
+        if head.startswith(magic):
+            return what
+    if b"\x00" in head:
+        return "binary data (NUL bytes)"
+    controls = sum(1 for byte in head if byte < 32 and byte not in (9, 10, 12, 13))
+    return "binary data (control characters)" if controls * 20 > len(head) else None
+
+
+def refuse_binary(data: bytes, path: str) -> None:
+    what = looks_like_text(data)
+    if what is not None:
+        raise BibError(f"not a text file: this looks like {what}; export it as text first", path)

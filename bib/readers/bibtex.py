@@ -1,28 +1,25 @@
-"""BibTeX and BibLaTeX files (`.bib`) into Records, with bibtexparser 1.4.
+"""BibTeX and BibLaTeX files (`.bib`) into Records.
 
-bibtexparser 1.x forgives a lot (a missing brace swallows the rest of the file, a
-duplicate key silently replaces the first entry), so the file is checked first by a
-small scanner that knows where every entry starts and reports such faults with their
-line. Values are turned from LaTeX into Unicode by pylatexenc, but only the spans that
-need it: inline math stays `$...$` so that writers can render it.
+The syntax is read by our own linear tokenizer (`bib.readers.bibtex_syntax`; why:
+docs/decisions/bibtexparser.md), which warns with a line where BibTeX would and goes on.
+Values are turned from LaTeX into Unicode by pylatexenc, but only the spans that need
+it: inline math stays `$...$` so that writers can render it.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import bibtexparser
 import bibtexparser.customization
-from bibtexparser.bparser import BibTexParser
 
 from bib import venues
 from bib.errors import BibError
 from bib.extract.urls import role
 from bib.identity import normalize_arxiv, normalize_doi, record_id
 from bib.latex import decoder, from_latex
+from bib.readers import bibtex_syntax
 from bib.readers.paperlist import decode
 from bib.readers.roundtrip import merge_links, split_note
 from bib.record import Author, EntryType, Link, Record, Source, Tag, TagKind
@@ -50,16 +47,10 @@ _CONSUMED = frozenset(
 )
 # `key` only tells BibTeX styles how to label and sort an authorless entry; the writer
 # derives it again (from the method name or title), so it is not kept as an extra field.
-_ENTRY_START = re.compile(r"@\s*([A-Za-z]+)\s*([{(])")
 _MATH = re.compile(r"(\$\$.+?\$\$|\$(?:\\.|[^$\\])+\$|\\\(.+?\\\)|\\\[.+?\\\])", re.DOTALL)
+_LATEX = re.compile(r"[\\{}$~]|--")
+"""What makes a value LaTeX rather than plain text (`~` a tie, `--` a dash)."""
 _URL_CMD = re.compile(r"\\(?:url|href)\s*\{([^{}]*)\}(?:\{([^{}]*)\})?")
-
-
-@dataclass(frozen=True, slots=True)
-class _Span:
-    kind: str
-    key: str
-    line: int
 
 
 def to_unicode(value: str) -> str:
@@ -67,6 +58,8 @@ def to_unicode(value: str) -> str:
     as written; plain spans never reach pylatexenc. Titles, abstracts and notes are record
     text, which keeps its markup: `bib.latex.from_latex`.
     """
+    if not _LATEX.search(value):
+        return " ".join(value.split())  # plain text (most values): no decoder, no regexes
     value = _URL_CMD.sub(lambda m: m.group(2) or m.group(1), value)
     parts = _MATH.split(value)
     out = []
@@ -80,68 +73,6 @@ def to_unicode(value: str) -> str:
             out.append(plain.replace("---", "\u2014").replace("--", "\u2013"))
     text = "".join(out).replace("\xa0", " ")
     return " ".join(text.split())
-
-
-def scan(text: str, path: str) -> list[_Span]:
-    """Where each entry starts; raises BibError for unbalanced braces and duplicate keys."""
-    spans: list[_Span] = []
-    seen: dict[str, int] = {}
-    line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
-
-    def line_of(pos: int) -> int:
-        lo, hi = 0, len(line_starts) - 1
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if line_starts[mid] <= pos:
-                lo = mid
-            else:
-                hi = mid - 1
-        return lo + 1
-
-    pos = 0
-    while (match := _ENTRY_START.search(text, pos)) is not None:
-        kind = match.group(1).lower()
-        start_line = line_of(match.start())
-        paren = match.group(2) == "("
-        depth, i, closed = 0, match.end(), False
-        while i < len(text):
-            char = text[i]
-            if char == "{":
-                depth += 1
-            elif char == "}":
-                depth -= 1
-                if depth < 0:
-                    closed = not paren
-                    break
-            elif char == ")" and paren and depth == 0:
-                closed = True
-                break
-            elif char == "@" and kind != "comment" and _starts_entry(text, i):
-                break  # the next entry starts: this one was never closed
-            i += 1
-        if not closed:
-            raise BibError(f"unbalanced braces: @{kind} entry is never closed", path, start_line)
-        if kind not in ("comment", "preamble", "string"):
-            key = text[match.end() : i].split(",", 1)[0].strip()
-            if not key or "=" in key:
-                raise BibError(f"@{kind} entry has no citation key", path, start_line)
-            folded = key.casefold()
-            if folded in seen:
-                raise BibError(
-                    f"duplicate key '{key}' (first at line {seen[folded]})", path, start_line
-                )
-            seen[folded] = start_line
-            spans.append(_Span(kind, key, start_line))
-        pos = i + 1
-    return spans
-
-
-def _starts_entry(text: str, pos: int) -> bool:
-    """An `@type{` at the start of a line: the next entry, whatever the braces say."""
-    line_start = text.rfind("\n", 0, pos) + 1
-    return (
-        line_start > 0 and not text[line_start:pos].strip() and bool(_ENTRY_START.match(text, pos))
-    )
 
 
 def _split_names(value: str) -> list[str]:
@@ -251,25 +182,34 @@ def _record(entry: dict[str, str], path: str, line: int) -> Record:
     )
 
 
-def read(data: bytes, path: str | Path) -> Iterator[Record]:
+def read(
+    data: bytes,
+    path: str | Path,
+    *,
+    report: Callable[[str], None] | None = None,
+    strict: bool = False,
+) -> Iterator[Record]:
+    """Records of a `.bib`, in file order. Problems (an undefined `@string`, a repeated
+    field or key, an entry that does not parse) go to `report` as
+    `warning: FILE:LINE: ...`; with `strict` the first one is a BibError instead."""
     path = str(path)
     text = decode(data, path)
-    spans = scan(text, path)
-    if not spans:
-        raise BibError("no BibTeX entries found", path)
-    parser = BibTexParser(common_strings=True, ignore_nonstandard_types=False)
-    parser.homogenize_fields = False
-    try:
-        database = bibtexparser.loads(text, parser=parser)
-    except Exception as exc:  # bibtexparser raises bare pyparsing/Key errors
-        raise BibError(f"cannot parse BibTeX: {exc}", path) from None
-    entries = {e["ID"].casefold(): e for e in database.entries}
-    for span in spans:
-        entry = entries.get(span.key.casefold())
-        if entry is None:
-            raise BibError(f"cannot parse @{span.kind} entry '{span.key}'", path, span.line)
-        yield _record(
-            {k.lower() if k not in ("ENTRYTYPE", "ID") else k: v for k, v in entry.items()},
+
+    def problem(found: bibtex_syntax.Problem) -> None:
+        if strict:
+            raise BibError(found.message, path, found.line)
+        if report is not None:
+            report(f"warning: {path}:{found.line}: {found.message}")
+
+    document = bibtex_syntax.parse(text, path, problem)
+    if not document.entries:
+        raise BibError(
+            "no BibTeX entries found"
+            + ("" if document.problems else " (is it a .bib file? entries start with @type{key,)"),
             path,
-            span.line,
         )
+    for entry in document.entries:
+        fields = entry.values()
+        fields["ENTRYTYPE"] = entry.type
+        fields["ID"] = entry.key
+        yield _record(fields, path, entry.line)

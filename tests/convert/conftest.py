@@ -18,11 +18,17 @@ BAD_INPUTS: dict[str, tuple[str, bytes, str]] = {
         ":5: entry has no text",
     ),
     "no_venue_or_year": ("list.txt", GOOD.encode() + b"\nAnother one.\n", ":1: no venue and year"),
-    "invalid_bib": ("refs.bib", b"@article{a, title={Open}\n", ":1: unbalanced braces"),
-    "duplicate_bib_key": (
+    "office_file_as_bib": (
         "refs.bib",
-        b"@misc{a, title={A}}\n@misc{a, title={B}}\n",
-        ":2: duplicate key",
+        b"PK\x03\x04\x14\x00\x06\x00word/document.xml",
+        ": not a text file: this looks like a ZIP archive",
+    ),
+    "string_bomb": (
+        "refs.bib",
+        b"@string{s0 = {xxxxxxxxxx}}\n"
+        + b"".join(b"@string{s%d = s%d # s%d}\n" % (i + 1, i, i) for i in range(24))
+        + b"@misc{a, title = s24}\n",
+        ":18: value longer than",
     ),
     "invalid_csl_json": (
         "refs.json",

@@ -91,3 +91,28 @@ def test_bad_year_is_refused(cli, good_list, tmp_path):
         "bib: error: --year must be a year",
         tmp_path,
     )
+
+
+_UNDEFINED_STRING = b"@article{a, title={A}, journal = jnl}\n@misc{b, title={B}}\n"
+
+
+def test_undefined_string_warns_with_its_line_and_the_file_converts(cli, tmp_path):
+    source = tmp_path / "refs.bib"
+    source.write_bytes(_UNDEFINED_STRING)
+    result = cli("convert", source, "-o", tmp_path / "out.json")
+    assert result.exit_code == 0
+    assert f"bib: warning: {source}:1: undefined @string 'jnl' (kept as its name)" in (
+        result.stderr.splitlines()
+    )
+    assert (tmp_path / "out.json").exists()
+
+
+def test_strict_turns_the_warning_into_an_error_and_writes_nothing(cli, tmp_path):
+    source = tmp_path / "refs.bib"
+    source.write_bytes(_UNDEFINED_STRING)
+    result = cli("convert", "--strict", source, "-o", tmp_path / "out.json")
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        f"bib: error: {source}:1: undefined @string 'jnl' (kept as its name)"
+    ]
+    assert not (tmp_path / "out.json").exists()

@@ -117,18 +117,23 @@ def test_arxiv_eprint_makes_a_preprint_with_arxiv_id(records):
     )
 
 
-def test_unbalanced_braces_name_the_entry_line(records):
+def test_unbalanced_braces_skip_that_entry_with_a_warning_at_its_line(records):
     text = "@article{a, title={Fine}}\n\n@article{b, title={Broken}\n\n@article{c, title={C}}\n"
-    with pytest.raises(BibError, match="unbalanced braces") as error:
-        records("r.bib", text)
-    assert error.value.line == 3
+    warnings: list[str] = []
+    found = records("r.bib", text, report=warnings.append)
+    assert [r.key for r in found] == ["a", "c"]
+    assert len(warnings) == 1 and ":3: skipped @article 'b': unbalanced braces" in warnings[0]
 
 
-def test_duplicate_keys_name_the_second_line(records):
+def test_duplicate_keys_warn_with_both_lines_and_keep_the_first(records):
     text = "@article{a, title={One}}\n@article{A, title={Two}}\n"
-    with pytest.raises(BibError, match="duplicate key 'A' \\(first at line 1\\)") as error:
-        records("r.bib", text)
-    assert error.value.line == 2
+    warnings: list[str] = []
+    [record] = records("r.bib", text, report=warnings.append)
+    assert record.title == "One"
+    assert warnings == [
+        f"warning: {record.source.path}:2: duplicate key 'A' (first at line 1): "
+        "this entry is skipped, as BibTeX does"
+    ]
 
 
 def test_file_without_entries_is_an_error(records):
@@ -136,9 +141,12 @@ def test_file_without_entries_is_an_error(records):
         records("r.bib", "just some words\n")
 
 
-def test_entry_without_key_is_an_error(records):
-    with pytest.raises(BibError, match="no citation key"):
-        records("r.bib", "@article{title={One}}\n")
+def test_entry_without_key_is_skipped_with_a_warning(records):
+    warnings: list[str] = []
+    text = "@article{title={One}}\n@misc{ok, title={Two}}\n"
+    [record] = records("r.bib", text, report=warnings.append)
+    assert record.key == "ok"
+    assert len(warnings) == 1 and ":1: skipped @article: no citation key" in warnings[0]
 
 
 def test_own_derived_title_note_and_links_are_taken_back(records):

@@ -1,0 +1,359 @@
+"""BibTeX syntax: one linear pass from text to entries with raw LaTeX values and lines.
+
+The grammar is BibTeX's own (`bibtex.web`, the `@`-command scanner): text between
+entries is ignored; `@comment` takes a balanced group or nothing; `@preamble` and
+`@string` take a value; any other `@type` takes a key then `name = value` fields. A
+value is pieces joined by `#`: `{...}` (balanced), `"..."` (braces balanced inside),
+a number, or a macro name. Values are kept as LaTeX, outer delimiters removed,
+`@string`s expanded; the reader decodes them later, only where needed.
+
+Forgiving as BibTeX is: an undefined macro becomes its name, a repeated field keeps the
+first, an entry that does not parse is skipped from its `@` to the next entry that starts
+a line; each is a `Problem` with its line. Expansion is bounded (`MAX_VALUE`,
+`MAX_DEPTH`): past it, `BibError` naming the line, because no real file gets near.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from bib.errors import BibError
+
+MAX_VALUE = 1_000_000
+"""Characters in one expanded value (the longest abstract in TeX Live's files is ~20k)."""
+MAX_DEPTH = 64
+"""Levels of `@string`s defined in terms of other `@string`s."""
+MONTHS = {
+    "jan": "January",
+    "feb": "February",
+    "mar": "March",
+    "apr": "April",
+    "may": "May",
+    "jun": "June",
+    "jul": "July",
+    "aug": "August",
+    "sep": "September",
+    "oct": "October",
+    "nov": "November",
+    "dec": "December",
+}
+"""The macros every standard style predefines (and bibtexparser's `common_strings`)."""
+
+_AT = re.compile(r"@[ \t\n]*([A-Za-z_][\w:.+-]*)[ \t\n]*([{(]?)")
+_NEXT_ENTRY = re.compile(r"^[ \t]*@", re.MULTILINE)
+_SPACE = re.compile(r"(?:[ \t\n]|%[^\n]*)*")
+_NAME = re.compile(r"[^\s\"#%'(),={}]+")
+_KEY = re.compile(r"[^\s,}]*")
+_KEY_PAREN = re.compile(r"[^\s,)]*")
+_BRACES = re.compile(r"[{}]|\n[ \t]*@[A-Za-z]+[ \t]*[{(]")
+_QUOTED = re.compile(r'[{}"]|\n[ \t]*@[A-Za-z]+[ \t]*[{(]')
+# A group stops at an `@type{` that starts a line: an entry left open ends there, so a
+# missing brace costs one entry (not the rest of the file) and every scan stays linear.
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    name: str
+    """Lower-cased, as BibTeX compares them."""
+    value: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    type: str
+    """Lower-cased."""
+    key: str
+    """Verbatim."""
+    line: int
+    fields: tuple[Field, ...]
+
+    def values(self) -> dict[str, str]:
+        return {f.name: f.value for f in self.fields}
+
+
+@dataclass(frozen=True, slots=True)
+class StringDef:
+    name: str
+    value: str
+    """Expanded."""
+    raw: str
+    """As written (between `=` and the closing delimiter), to be written back."""
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """`@preamble` (value expanded) or `@comment` (text inside its group), with its line."""
+
+    text: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    message: str
+    line: int
+
+
+@dataclass(slots=True)
+class Document:
+    entries: list[Entry] = field(default_factory=list)
+    strings: list[StringDef] = field(default_factory=list)
+    preambles: list[Chunk] = field(default_factory=list)
+    comments: list[Chunk] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
+class _Skip(Exception):
+    """This entry does not parse: skip it, say why."""
+
+    def __init__(self, message: str, pos: int, *, unclosed: bool = False):
+        super().__init__(message)
+        self.message = message
+        self.pos = pos
+        self.unclosed = unclosed
+        """The entry never ends: reported at its first line."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Macro:
+    value: str
+    depth: int
+
+
+class _Lines:
+    """Line numbers of positions asked for in increasing order: linear over one pass."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.pos = 0
+        self.line = 1
+
+    def at(self, pos: int) -> int:
+        if pos >= self.pos:
+            self.line += self.text.count("\n", self.pos, pos)
+        else:
+            self.line -= self.text.count("\n", pos, self.pos)
+        self.pos = pos
+        return self.line
+
+
+def parse(text: str, path: str, report: Callable[[Problem], None] | None = None) -> Document:
+    """Every `@` command of `text`; problems collected in the document (and sent to
+    `report` as they happen). Raises BibError only past the expansion bounds."""
+    return _Parser(text, path, report).run()
+
+
+class _Parser:
+    def __init__(self, text: str, path: str, report: Callable[[Problem], None] | None):
+        self.text = text
+        self.path = path
+        self.report = report
+        self.lines = _Lines(text)
+        self.macros: dict[str, _Macro] = {k: _Macro(v, 0) for k, v in MONTHS.items()}
+        self.doc = Document()
+        self.seen: dict[str, int] = {}
+
+    def problem(self, message: str, line: int) -> None:
+        found = Problem(message, line)
+        self.doc.problems.append(found)
+        if self.report is not None:
+            self.report(found)
+
+    def run(self) -> Document:
+        text, pos = self.text, 0
+        while (at := text.find("@", pos)) >= 0:
+            match = _AT.match(text, at)
+            if match is None or not match.group(2):
+                pos = at + 1  # a stray `@` (an e-mail address in a comment): ignored
+                continue
+            kind = match.group(1).lower()
+            line = self.lines.at(at)
+            close = "}" if match.group(2) == "{" else ")"
+            try:
+                pos = self.command(kind, match.end(), close, line)
+            except _Skip as skip:
+                key = self.key_hint(match.end())
+                named = f" '{key}'" if key else ""
+                where = line if skip.unclosed else self.lines.at(skip.pos)
+                self.problem(f"skipped @{kind}{named}: {skip.message}", where)
+                resync = _NEXT_ENTRY.search(text, max(skip.pos, match.end()))
+                pos = resync.start() if resync is not None else len(text)
+        return self.doc
+
+    def key_hint(self, pos: int) -> str:
+        match = _KEY.match(self.text, self.space(pos))
+        key = match.group(0) if match else ""
+        return key if "=" not in key else ""
+
+    def command(self, kind: str, pos: int, close: str, line: int) -> int:
+        if kind == "comment":
+            end = self.group_end(pos, close)
+            self.doc.comments.append(Chunk(self.text[pos:end], line))
+            return end + 1
+        if kind == "preamble":
+            pos = self.space(pos)
+            value, _, pos = self.value(pos)
+            self.expect(close, self.space(pos))
+            self.doc.preambles.append(Chunk(value, line))
+            return self.space(pos) + 1
+        if kind == "string":
+            return self.string(pos, close, line)
+        return self.entry(kind, pos, close, line)
+
+    def space(self, pos: int) -> int:
+        return _SPACE.match(self.text, pos).end()  # type: ignore[union-attr]
+
+    def expect(self, char: str, pos: int) -> None:
+        if pos >= len(self.text):
+            raise _Skip(f"missing '{char}' before the end of the file", pos)
+        if self.text[pos] == "@" and char in "})":
+            raise _Skip("unbalanced braces: never closed", pos, unclosed=True)
+        if self.text[pos] != char:
+            raise _Skip(f"expected '{char}', found {self.text[pos]!r}", pos)
+
+    def group_end(self, pos: int, close: str) -> int:
+        """Position of the `close` that ends a group opened just before `pos`."""
+        text, depth = self.text, 0
+        if close == ")":
+            end = text.find(")", pos)
+            if end < 0:
+                raise _Skip("never closed", len(text), unclosed=True)
+            return end
+        for match in _BRACES.finditer(text, pos):
+            char = match.group(0)
+            if len(char) > 1:
+                raise _Skip("unbalanced braces: never closed", match.start() + 1, unclosed=True)
+            if char == "{":
+                depth += 1
+            elif depth == 0:
+                return match.start()
+            else:
+                depth -= 1
+        raise _Skip("unbalanced braces: never closed", len(text), unclosed=True)
+
+    def string(self, pos: int, close: str, line: int) -> int:
+        pos = self.space(pos)
+        name = _NAME.match(self.text, pos)
+        if name is None:
+            raise _Skip("@string without a name", pos)
+        pos = self.space(name.end())
+        self.expect("=", pos)
+        start = self.space(pos + 1)
+        value, depth, pos = self.value(start)
+        raw = self.text[start:pos].rstrip()
+        pos = self.space(pos)
+        self.expect(close, pos)
+        if depth + 1 > MAX_DEPTH:
+            raise BibError(
+                f"@string '{name.group(0)}' nests more than {MAX_DEPTH} levels of @string",
+                self.path,
+                line,
+            )
+        self.macros[name.group(0).lower()] = _Macro(value, depth + 1)
+        self.doc.strings.append(StringDef(name.group(0), value, raw, line))
+        return pos + 1
+
+    def entry(self, kind: str, pos: int, close: str, line: int) -> int:
+        text = self.text
+        pos = self.space(pos)
+        key_match = (_KEY if close == "}" else _KEY_PAREN).match(text, pos)
+        key = key_match.group(0) if key_match else ""
+        if not key or "=" in key:
+            raise _Skip("no citation key", pos)
+        pos = self.space(key_match.end())  # type: ignore[union-attr]
+        fields: dict[str, Field] = {}
+        while pos < len(text) and text[pos] == ",":
+            pos = self.space(pos + 1)
+            name = _NAME.match(text, pos)
+            if name is None:
+                break  # a trailing comma
+            field_line = self.lines.at(pos)
+            pos = self.space(name.end())
+            self.expect("=", pos)
+            value, _, pos = self.value(self.space(pos + 1))
+            pos = self.space(pos)
+            lowered = name.group(0).lower()
+            if lowered in fields:
+                self.problem(
+                    f"{key}: field '{lowered}' repeated (line {fields[lowered].line} kept)",
+                    field_line,
+                )
+            else:
+                fields[lowered] = Field(lowered, value, field_line)
+        self.expect(close, pos)
+        folded = key.casefold()
+        if folded in self.seen:
+            self.problem(
+                f"duplicate key '{key}' (first at line {self.seen[folded]}): "
+                "this entry is skipped, as BibTeX does",
+                line,
+            )
+        else:
+            self.seen[folded] = line
+            self.doc.entries.append(Entry(kind, key, line, tuple(fields.values())))
+        return pos + 1
+
+    def value(self, pos: int) -> tuple[str, int, int]:
+        """One `a # "b" # {c}` value from `pos`: its text, the deepest macro used, the end."""
+        text, parts, depth, size = self.text, [], 0, 0
+        while True:
+            if pos >= len(text):
+                raise _Skip("value runs to the end of the file", pos)
+            char = text[pos]
+            if char == "{":
+                end = self.group_end(pos + 1, "}")
+                part, pos = text[pos + 1 : end], end + 1
+            elif char == '"':
+                end = self.quoted_end(pos + 1)
+                part, pos = text[pos + 1 : end], end + 1
+            else:
+                name = _NAME.match(text, pos)
+                if name is None:
+                    raise _Skip(f"expected a value, found {char!r}", pos)
+                word, pos = name.group(0), name.end()
+                if word.isdigit():
+                    part = word
+                else:
+                    macro = self.macros.get(word.lower())
+                    if macro is None:
+                        self.problem(
+                            f"undefined @string '{word}' (kept as its name)",
+                            self.lines.at(name.start()),
+                        )
+                        part = word
+                    else:
+                        part, depth = macro.value, max(depth, macro.depth)
+            size += len(part)
+            if size > MAX_VALUE:
+                raise BibError(
+                    f"value longer than {MAX_VALUE:,} characters after @string expansion",
+                    self.path,
+                    self.lines.at(pos),
+                )
+            parts.append(part)
+            after = self.space(pos)
+            if after < len(text) and text[after] == "#":
+                pos = self.space(after + 1)
+                continue
+            return "".join(parts), depth, pos
+
+    def quoted_end(self, pos: int) -> int:
+        """Position of the `"` that ends a quoted value (quotes inside braces do not)."""
+        depth = 0
+        for match in _QUOTED.finditer(self.text, pos):
+            char = match.group(0)
+            if len(char) > 1:
+                raise _Skip("quoted value never closed", match.start() + 1, unclosed=True)
+            if char == "{":
+                depth += 1
+            elif char == "}":
+                depth -= 1
+                if depth < 0:
+                    raise _Skip("unbalanced '}' in a quoted value", match.start())
+            elif depth == 0:
+                return match.start()
+        raise _Skip("quoted value never closed", len(self.text), unclosed=True)
