@@ -324,6 +324,7 @@ def _spool(
             yield record
 
     bases: list[tuple[str, str]] = []
+    lookalikes: list[merge.Lookalike] = []
     derived = bytearray()
     wanted = array("q")
 
@@ -332,6 +333,7 @@ def _spool(
             wanted.append(len(bases))
             done.add_bytes(encode(record))
             bases.append((record.id, keys.base_key(record)))
+            lookalikes.append(merge.lookalike(record))
             derived.append(record.title_derived)
             yield
 
@@ -358,6 +360,9 @@ def _spool(
         wanted = array("q", (i for i in wanted if i not in copies))
     found.clear()
     stats.records = len(wanted)
+    if report is not None:
+        for line in merge.possible_duplicates(lookalikes[i] for i in wanted):
+            report(line)
     stats.titles_derived = sum(derived[i] for i in wanted)
     chosen = keys.unique_keys([bases[i] for i in wanted], pinned)
     return Spooled(stats, chosen, done, wanted)

@@ -21,7 +21,7 @@ from bibtexparser.bparser import BibTexParser
 from bib import venues
 from bib.errors import BibError
 from bib.extract.urls import role
-from bib.identity import normalize_arxiv, normalize_doi, record_id
+from bib.identity import normalize_arxiv, record_id, strip_doi
 from bib.latex import decoder, from_latex
 from bib.readers.paperlist import decode
 from bib.readers.roundtrip import merge_links, split_note
@@ -198,7 +198,7 @@ def _record(entry: dict[str, str], path: str, line: int) -> Record:
     title = from_latex(get("title", ""))
     abstract = from_latex(get("abstract", ""))
     year = _year(entry)
-    doi = normalize_doi(get("doi", ""))
+    doi = strip_doi(get("doi", ""))
     archive = (get("archiveprefix", "") or get("eprinttype", "")).lower()
     arxiv_id = normalize_arxiv(get("eprint", "")) if archive in ("", "arxiv") else ""
     url = get("url", "").strip()
@@ -228,6 +228,7 @@ def _record(entry: dict[str, str], path: str, line: int) -> Record:
             title=title,
             year=year,
             authors=authors,
+            key=entry["ID"],
         ),
         abstract=abstract,
         key=entry["ID"],

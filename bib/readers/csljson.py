@@ -19,7 +19,7 @@ import schema
 from bib import strict_json, venues
 from bib.errors import BibError
 from bib.extract.urls import role
-from bib.identity import normalize_arxiv, normalize_doi, record_id
+from bib.identity import normalize_arxiv, record_id, strip_doi
 from bib.readers.paperlist import decode
 from bib.readers.roundtrip import merge_links, split_note
 from bib.record import Author, EntryType, Link, Record, Source, Tag, TagKind
@@ -103,11 +103,12 @@ def _text(value: Any) -> str:
 
 
 def _record(item: dict[str, Any], path: str, line: int | None) -> Record:
+    key = _text(item.get("citation-key")) or _text(item.get("id"))
     title = _text(item.get("title"))
     abstract = _text(item.get("abstract"))
     authors = _authors(item.get("author", []))
     year = _year(item)
-    doi = normalize_doi(_text(item.get("DOI")))
+    doi = strip_doi(_text(item.get("DOI")))
     url = _text(item.get("URL"))
     arxiv_id = ""
     if "arxiv.org/" in url:
@@ -131,9 +132,10 @@ def _record(item: dict[str, Any], path: str, line: int | None) -> Record:
             title=title,
             year=year,
             authors=authors,
+            key=key,
         ),
         abstract=abstract,
-        key=_text(item.get("citation-key")) or _text(item.get("id")),
+        key=key,
         entry_type=entry_type,
         title=title,
         authors=authors,
