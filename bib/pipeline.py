@@ -194,7 +194,7 @@ def _plain(record: Record) -> list[object]:
     out = list(_values(record))
     out[_AT["entry_type"]] = record.entry_type.value
     if record.authors:
-        out[_AT["authors"]] = [(a.family, a.given, a.literal) for a in record.authors]
+        out[_AT["authors"]] = [(a.family, a.given, a.literal, a.suffix) for a in record.authors]
     if record.links:
         out[_AT["links"]] = [(link.url, link.role.value) for link in record.links]
     if record.tags:

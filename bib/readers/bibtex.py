@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import bibtexparser
-import bibtexparser.customization
 from bibtexparser.bparser import BibTexParser
 
 from bib import venues
@@ -23,6 +22,7 @@ from bib.errors import BibError
 from bib.extract.urls import role
 from bib.identity import normalize_arxiv, record_id, strip_doi
 from bib.latex import decoder, from_latex
+from bib.readers import names
 from bib.readers.paperlist import decode
 from bib.readers.roundtrip import merge_links, split_note
 from bib.record import Author, EntryType, Link, Record, Source, Tag, TagKind
@@ -45,7 +45,7 @@ ENTRY_TYPES: dict[str, EntryType] = {
 }
 _CONSUMED = frozenset(
     "ENTRYTYPE ID title author booktitle journal journaltitle eventtitle publisher series "  # noqa: SIM905
-    "year date abstract url doi eprint archiveprefix eprinttype primaryclass keywords "
+    "year abstract url doi eprint archiveprefix eprinttype primaryclass keywords "
     "note venue key".split()
 )
 # `key` only tells BibTeX styles how to label and sort an authorless entry; the writer
@@ -144,44 +144,9 @@ def _starts_entry(text: str, pos: int) -> bool:
     )
 
 
-def _split_names(value: str) -> list[str]:
-    """Split an author list on ` and ` outside braces."""
-    names, depth, last = [], 0, 0
-    for match in re.finditer(r"[{}]|\s+and\s+", value, re.IGNORECASE):
-        token = match.group(0)
-        if token == "{":
-            depth += 1
-        elif token == "}":
-            depth -= 1
-        elif depth == 0:
-            names.append(value[last : match.start()])
-            last = match.end()
-    names.append(value[last:])
-    return [n.strip() for n in names if n.strip()]
-
-
 def parse_name(name: str) -> Author:
-    """One BibTeX name into family (with its von part) and given; `{Org Name}` is literal."""
-    stripped = name.strip()
-    if stripped.startswith("{") and stripped.endswith("}") and _balanced(stripped[1:-1]):
-        return Author(literal=to_unicode(stripped[1:-1]))
-    try:
-        parts = bibtexparser.customization.splitname(stripped, strict_mode=False)
-    except bibtexparser.customization.InvalidName:
-        return Author(literal=to_unicode(stripped))
-    family = " ".join(parts["von"] + parts["last"])
-    if parts["jr"]:
-        family = f"{family}, {' '.join(parts['jr'])}"
-    return Author(family=to_unicode(family), given=to_unicode(" ".join(parts["first"])))
-
-
-def _balanced(text: str) -> bool:
-    depth = 0
-    for char in text:
-        depth += (char == "{") - (char == "}")
-        if depth < 0:
-            return False
-    return depth == 0
+    """One BibTeX name (LaTeX) into a Unicode Author (see `bib.readers.names.parse_name`)."""
+    return names.parse_name(name, to_unicode)
 
 
 def _year(entry: dict[str, str]) -> int | None:
@@ -192,9 +157,24 @@ def _year(entry: dict[str, str]) -> int | None:
     return None
 
 
+def _bare_year(name: str, value: str) -> bool:
+    """A `date` that is only a year, which Record.year holds already."""
+    return name == "date" and re.fullmatch(r"\s*-?\d{1,4}\s*", value) is not None
+
+
+def _field_value(name: str, value: str) -> str:
+    """A further field in Unicode; name lists in the canonical form of `names.format_names`
+    (their braces and `and`s are structure, which plain decoding would lose)."""
+    if name in ("file", "pdf"):
+        return value
+    if name in names.NAME_LISTS:
+        return names.format_names(names.parse_names(value, to_unicode))
+    return to_unicode(value)
+
+
 def _record(entry: dict[str, str], path: str, line: int) -> Record:
     get = entry.get
-    authors = tuple(parse_name(n) for n in _split_names(get("author", "")))
+    authors = names.parse_names(get("author", ""), to_unicode)
     title = from_latex(get("title", ""))
     abstract = from_latex(get("abstract", ""))
     year = _year(entry)
@@ -213,9 +193,9 @@ def _record(entry: dict[str, str], path: str, line: int) -> Record:
     note, derived, note_links = split_note(from_latex(get("note", "")))
     addendum, _, addendum_links = split_note(from_latex(get("addendum", "")))
     extra = tuple(
-        (name, to_unicode(value) if name not in ("file", "pdf") else value)
+        (name, _field_value(name, value))
         for name, value in sorted(entry.items())
-        if name not in _CONSUMED and value.strip()
+        if name not in _CONSUMED and value.strip() and not _bare_year(name, value)
     )
     extra = tuple((n, v) for n, v in extra if n != "addendum") + (
         (("addendum", addendum),) if addendum else ()
