@@ -187,6 +187,19 @@ def connect(
     return conn
 
 
+def _is_live_file(dest: Path, library: Path) -> bool:
+    """Whether `dest`, links followed, is the library file or one of SQLite's files beside it."""
+    live = [library, Path(f"{library}-wal"), Path(f"{library}-shm"), Path(f"{library}-journal")]
+    target = dest.resolve()
+    for path in live:
+        if target == path.resolve():
+            return True
+        with contextlib.suppress(OSError):
+            if dest.exists() and path.exists() and os.path.samefile(dest, path):
+                return True
+    return False
+
+
 def backup_to(conn: sqlite3.Connection, dest: Path) -> None:
     """Copy a library with SQLite's backup API into a private temp file, check it, fsync it,
     and rename it over `dest`: `dest` is the old file or a complete new one, never half."""
@@ -892,8 +905,14 @@ class SQLiteStore:
     # Safety
 
     def backup(self, dest: Path) -> None:
-        """Write a consistent copy with SQLite's online backup API, then rename it into place."""
-        backup_to(self.conn, Path(dest))
+        """Write a consistent copy with SQLite's online backup API, then rename it into place.
+
+        The live library and its -wal and -shm files are never a destination: renaming a copy
+        over them would lose what the write-ahead log still holds."""
+        dest = Path(dest)
+        if self.path is not None and _is_live_file(dest, self.path):
+            raise BibError("is the live library (or its -wal/-shm file); back up elsewhere", dest)
+        backup_to(self.conn, dest)
 
     def integrity(self) -> str:
         return str(self.conn.execute("PRAGMA integrity_check").fetchone()[0])

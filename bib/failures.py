@@ -48,6 +48,28 @@ class Failure(NamedTuple):
 
 def describe(exc: BaseException) -> Failure:
     """The one line (without the `bib: error: ` prefix) and the exit status for `exc`."""
+    failure = _describe(exc)
+    return failure._replace(message=one_line(failure.message))
+
+
+_CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x20), *range(0x7F, 0xA0)]} | {
+    0x0A: "\\n",
+    0x0D: "\\r",
+    0x09: " ",
+    0x2028: "\\u2028",
+    0x2029: "\\u2029",
+}
+"""C0 and C1 controls and Unicode's line and paragraph separators: whatever splits a line."""
+
+
+def one_line(text: str) -> str:
+    """`text` with its line breaks and control characters escaped: a value from the input
+    that a message quotes (a CSL id with a carriage return) cannot split the line or drive
+    the terminal."""
+    return text.translate(_CONTROL)
+
+
+def _describe(exc: BaseException) -> Failure:
     if isinstance(exc, BibError):
         return Failure(str(exc), exc.exit_code)
     if isinstance(exc, OSError):

@@ -91,3 +91,9 @@ def test_an_editor_that_fails_is_one_bib_error_line(tmp_path: object) -> None:
     assert result.returncode in (1, 2)
     assert result.stderr.count("\n") == 1
     assert result.stderr.startswith("bib: error: ")
+
+
+def test_a_message_quoting_a_carriage_return_stays_one_line() -> None:
+    """Regression: a CSL item with id "\\r" split the error line in two."""
+    message = describe(BibError('invalid CSL-JSON item 0 ("\r\n\x1b[31m")', "in.json")).message
+    assert "\n" not in message and "\r" not in message and "\x1b" not in message

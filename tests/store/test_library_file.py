@@ -62,3 +62,21 @@ def test_a_write_to_a_read_only_library_is_one_line_and_exit_1(read_only_library
     assert result.returncode == 1
     assert result.stderr.count("\n") == 1
     assert result.stderr.startswith("bib: error: ")
+
+
+@pytest.mark.parametrize("suffix", ["", "-wal", "-shm"])
+def test_backup_onto_the_live_library_is_refused(tmp_path: Path, suffix: str) -> None:
+    library = tmp_path / "lib.sqlite"
+    assert _bib(library, "add", str(SEEDS)).returncode == 0
+    before = library.read_bytes()
+    result = _bib(library, "backup", f"{library}{suffix}")
+    assert result.returncode == 2
+    assert result.stderr.startswith("bib: error: ") and result.stderr.count("\n") == 1
+    assert library.read_bytes() == before
+
+
+def test_backup_through_a_link_to_the_live_library_is_refused(tmp_path: Path) -> None:
+    library = tmp_path / "lib.sqlite"
+    assert _bib(library, "add", str(SEEDS)).returncode == 0
+    (tmp_path / "link.sqlite").symlink_to(library)
+    assert _bib(library, "backup", str(tmp_path / "link.sqlite")).returncode == 2
