@@ -149,9 +149,13 @@ def parse_name(name: str) -> Author:
     return names.parse_name(name, to_unicode)
 
 
+_SORT_ONLY = re.compile(r"\\noopsort\s*\{[^{}]*\}")
+"""`{\\noopsort{1973c}}1981`: a sort key BibTeX styles never print (xampl.bib)."""
+
+
 def _year(entry: dict[str, str]) -> int | None:
     for name in ("year", "date"):
-        found = re.search(r"\d{4}", entry.get(name, ""))
+        found = re.search(r"\d{4}", _SORT_ONLY.sub("", entry.get(name, "")))
         if found:
             return int(found.group(0))
     return None

@@ -200,7 +200,11 @@ def _put_fields(record: Record, out: dict[str, Any]) -> dict[str, Any]:
             continue
         else:
             variable = FIELD_VARIABLES.get(name, "")
-        if variable and variable not in out:
+        if variable == "page":
+            value = value.replace("\u2013", "-")  # CSL ranges take a hyphen (citeproc-js)
+        if variable == "issue" and "issue" in out:
+            out["issue"] = f"{out['issue']}, {value}"  # biblatex's number and issue, as pandoc
+        elif variable and variable not in out:
             out[variable] = value
         elif not variable and name not in custom:
             custom[name] = value
