@@ -21,7 +21,12 @@ def to_dict(record: Record) -> dict[str, Any]:
         "authors": [
             {
                 k: v
-                for k, v in (("family", a.family), ("given", a.given), ("literal", a.literal))
+                for k, v in (
+                    ("family", a.family),
+                    ("given", a.given),
+                    ("literal", a.literal),
+                    ("suffix", a.suffix),
+                )
                 if v
             }
             for a in record.authors
@@ -61,7 +66,9 @@ def from_dict(data: dict[str, Any], *, key: str | None = None) -> Record:
         title=data.get("title", ""),
         title_derived=bool(data.get("title_derived", False)),
         authors=tuple(
-            Author(a.get("family", ""), a.get("given", ""), a.get("literal", ""))
+            Author(
+                a.get("family", ""), a.get("given", ""), a.get("literal", ""), a.get("suffix", "")
+            )
             for a in data.get("authors", ())
         ),
         abstract=data.get("abstract", ""),

@@ -36,7 +36,12 @@ def strip(record: Record) -> tuple[Record, list[str]]:
         if CONTROLS.search(getattr(record, name))
     }
     authors = tuple(
-        Author(CONTROLS.sub("", a.family), CONTROLS.sub("", a.given), CONTROLS.sub("", a.literal))
+        Author(
+            CONTROLS.sub("", a.family),
+            CONTROLS.sub("", a.given),
+            CONTROLS.sub("", a.literal),
+            CONTROLS.sub("", a.suffix),
+        )
         for a in record.authors
     )
     links = tuple(Link(CONTROLS.sub("", link.url), link.role) for link in record.links)

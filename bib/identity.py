@@ -3,8 +3,13 @@
 A DOI or arXiv id names a paper outright. Without one, the abstract is the paper's
 fingerprint: it is normalized (Unicode NFKC, case folded, markdown and LaTeX markup and
 punctuation dropped, whitespace collapsed) before hashing, so that a list re-typed with
-other emphasis or line breaks still yields the same id. BibTeX and CSL-JSON entries that
-have no abstract fall back to title, year and first author.
+other emphasis or line breaks still yields the same id.
+
+BibTeX and CSL-JSON entries carry their own citation key. Without a DOI, an arXiv id or an
+abstract of real length (`MIN_ABSTRACT_WORDS`), the key is the entry's identity: two entries
+with different keys are two works, however alike their titles (volumes of a series, a
+regular column, a short and a full variant of one book). Paper lists, which have no keys,
+keep the old fallback of title, year and first author, so their ids never change.
 """
 
 from __future__ import annotations
@@ -26,6 +31,8 @@ _ARXIV = re.compile(
     re.IGNORECASE,
 )
 HASH_LENGTH = 16
+MIN_ABSTRACT_WORDS = 12
+"""Fewer words than this do not name a work ("See the preface.", "In German.")."""
 _ASCII = bytes(range(128))
 
 
@@ -72,7 +79,13 @@ def _folded(char: str) -> str:
 
 
 def normalize_doi(doi: str) -> str:
-    return _DOI_PREFIX.sub("", doi.strip()).strip().lower()
+    """A DOI compared case-blind (DOIs are case-insensitive, ISO 26324)."""
+    return strip_doi(doi).lower()
+
+
+def strip_doi(doi: str) -> str:
+    """A DOI without its resolver or `doi:` prefix, its case kept as the source wrote it."""
+    return _DOI_PREFIX.sub("", doi.strip()).strip()
 
 
 def normalize_arxiv(arxiv_id: str) -> str:
@@ -99,17 +112,21 @@ def record_id(
     title: str = "",
     year: int | None = None,
     authors: Sequence[Author] = (),
+    key: str = "",
 ) -> str:
     """The id of a paper from the strongest evidence available.
 
-    Without DOI, arXiv id or abstract: title, year and the first author's family name, the
-    same whichever reader split the name."""
+    With a citation `key` (BibTeX, CSL-JSON) and no DOI, arXiv id or abstract of real
+    length: the key. Without a key either: title, year and the first author's family name,
+    the same whichever reader split the name."""
     doi = normalize_doi(doi) if doi else ""
     if doi:
         return f"doi:{doi}"
     arxiv_id = normalize_arxiv(arxiv_id) if arxiv_id else ""
     if arxiv_id:
         return f"arxiv:{arxiv_id}"
+    if key and not names_work(abstract):
+        return f"key:{key}"
     digest_of_abstract = abstract_key(abstract) if abstract else ""
     if digest_of_abstract:
         return f"abs:{digest_of_abstract}"
@@ -123,3 +140,23 @@ def _first_family(authors: Sequence[Author]) -> str:
     if not authors:
         return ""
     return authors[0].family or authors[0].display
+
+
+def names_work(abstract: str) -> bool:
+    """Whether an abstract is long enough to tell one work from another."""
+    return (
+        len(_words(abstract).split(b" ", MIN_ABSTRACT_WORDS)) >= MIN_ABSTRACT_WORDS
+        if abstract
+        else False
+    )
+
+
+def likeness(title: str, year: int | None, authors: Sequence[Author]) -> str:
+    """What two records of one work would share without a stronger identity: normalized
+    title, year and first author ("" without a title). Used to report possible duplicates,
+    never to merge them."""
+    if not title:
+        return ""
+    return " ".join(
+        [normalize_text(title), str(year or ""), normalize_text(_first_family(authors))]
+    )

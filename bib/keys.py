@@ -1,8 +1,9 @@
 """Citation keys: ASCII, lower case, deterministic, unique, and pinned once stored.
 
 A key is the method name, else the first significant title word, folded to `[a-z0-9]`,
-plus the year (`usmoe2026`). A BibTeX or CSL-JSON entry keeps its own key when that key
-is safe everywhere (see docs/decisions/keys.md). Records that would share a key get the
+plus the year (`usmoe2026`). A BibTeX or CSL-JSON entry keeps its own key verbatim when
+BibTeX, biber and pandoc accept it, and loses only the characters they refuse otherwise
+(see docs/decisions/keys.md). Records that would share a key get the
 suffixes a, b, ... in order of their record id, so the keys never depend on input order.
 """
 
@@ -17,8 +18,10 @@ from string import ascii_lowercase
 
 from bib.record import Record, evolve
 
-SAFE_SOURCE_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_:-]*[A-Za-z0-9]|[A-Za-z]")
-"""Keys that BibTeX, biber and pandoc all read without quoting: kept as given."""
+SAFE_SOURCE_KEY = re.compile(r"\w[\w:./+'-]*")
+"""Keys that BibTeX, biber and pandoc all accept (letters, digits, `_:-./+'`, letters
+outside ASCII): the user's, kept verbatim (`1657:huygens`, `smith.2020`, `müller2020`)."""
+_UNSAFE_KEY_CHARS = re.compile(r"[^\w:./+'-]+")
 
 STOPWORDS = frozenset(
     "a an the on of for to in with via and or is are do does can how why what when where "  # noqa: SIM905
@@ -55,8 +58,11 @@ def _first_word(title: str) -> str:
 
 def base_key(record: Record) -> str:
     """The key a record would get alone, before making keys unique."""
-    if record.key and SAFE_SOURCE_KEY.fullmatch(record.key):
-        return record.key
+    if record.key:
+        if SAFE_SOURCE_KEY.fullmatch(record.key):
+            return record.key
+        if SAFE_SOURCE_KEY.fullmatch(kept := _UNSAFE_KEY_CHARS.sub("", record.key)):
+            return kept  # `x y` -> `xy`: what is left of the user's key, not a new one
     stem = fold(record.method) or _first_word(record.title)
     if not stem and record.authors:
         stem = fold(record.authors[0].family or record.authors[0].display)

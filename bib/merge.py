@@ -1,5 +1,10 @@
 """Duplicates: the same paper read twice (same id, DOI, arXiv id or abstract) is one record.
 
+Only sure evidence merges: a DOI, an arXiv id, an abstract of real length, or (for BibTeX
+and CSL-JSON entries without those) the same citation key. Records that merely look alike
+(same title, year and first author) are reported as possible duplicates and kept apart:
+volumes of a series and a regular column share all three.
+
 Which record leads a merge depends only on where each came from (path, then line), never
 on the order the inputs were given, so merged output is the same for any order. The
 leading record's values win; empty ones are filled from the others; links, tags, fields
@@ -10,8 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import fields, replace
+from typing import NamedTuple
 
-from bib.identity import abstract_key, record_id
+from bib.identity import abstract_key, likeness, names_work, record_id
 from bib.record import Record, Source
 
 Report = Callable[[str], None]
@@ -28,7 +34,7 @@ def identities(record: Record) -> list[str]:
         keys.append(f"doi:{record.doi.lower()}")
     if record.arxiv_id:
         keys.append(f"arxiv:{record.arxiv_id.lower()}")
-    if record.abstract and not record.id.startswith("abs:"):
+    if record.abstract and not record.id.startswith("abs:") and names_work(record.abstract):
         digest = abstract_key(record.abstract)
         if digest:
             keys.append(f"abs:{digest}")
@@ -69,6 +75,7 @@ def combine(lead: Record, other: Record) -> Record:
         title=merged.title,
         year=merged.year,
         authors=merged.authors,
+        key=merged.key,
     )
     return replace(merged, id=new_id)
 
@@ -124,3 +131,31 @@ def merge(records: Iterable[Record], report: Report | None = None) -> tuple[list
     found = groups(identities(record) for record in records)
     merged = [merge_group([records[i] for i in group], report) for group in found]
     return merged, len(records) - len(merged)
+
+
+class Lookalike(NamedTuple):
+    """A record's `bib.identity.likeness` and where it was read."""
+
+    likeness: str
+    where: str
+
+
+def lookalike(record: Record) -> Lookalike:
+    return Lookalike(likeness(record.title, record.year, record.authors), _where(record.source))
+
+
+def possible_duplicates(found: Iterable[Lookalike]) -> list[str]:
+    """One report line per record that looks like an earlier one but was not merged with it."""
+    first: dict[str, str] = {}
+    lines = []
+    for item in found:
+        if not item.likeness:
+            continue
+        if item.likeness in first:
+            lines.append(
+                f"warning: {item.where}: possible duplicate of {first[item.likeness]}"
+                " (same title, year and first author; kept apart)"
+            )
+        else:
+            first[item.likeness] = item.where
+    return lines

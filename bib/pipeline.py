@@ -201,7 +201,7 @@ def _plain(record: Record) -> list[object]:
     out = list(_values(record))
     out[_AT["entry_type"]] = record.entry_type.value
     if record.authors:
-        out[_AT["authors"]] = [(a.family, a.given, a.literal) for a in record.authors]
+        out[_AT["authors"]] = [(a.family, a.given, a.literal, a.suffix) for a in record.authors]
     if record.links:
         out[_AT["links"]] = [(link.url, link.role.value) for link in record.links]
     if record.tags:
@@ -350,18 +350,26 @@ def _spool(
             yield record
 
     bases: list[tuple[str, str]] = []
+    lookalikes: list[merge.Lookalike] = []
     derived = bytearray()
     wanted = array("q")
 
     def prepare(records: Iterable[Record]) -> Iterator[Prepared]:
         for record in _extract(records, extractors):
-            yield Prepared(record.id, keys.base_key(record), record.title_derived, encode(record))
+            yield Prepared(
+                record.id,
+                keys.base_key(record),
+                record.title_derived,
+                merge.lookalike(record),
+                encode(record),
+            )
 
     def keep(items: Iterable[Prepared]) -> Iterator[None]:
         for item in items:
             wanted.append(len(bases))
             done.add_bytes(item.data)
             bases.append((item.id, item.base_key))
+            lookalikes.append(item.lookalike)
             derived.append(item.title_derived)
             yield
 
@@ -388,6 +396,9 @@ def _spool(
         wanted = array("q", (i for i in wanted if i not in copies))
     found.clear()
     stats.records = len(wanted)
+    if report is not None:
+        for line in merge.possible_duplicates(lookalikes[i] for i in wanted):
+            report(line)
     stats.titles_derived = sum(derived[i] for i in wanted)
     chosen = keys.unique_keys([bases[i] for i in wanted], pinned)
     return Spooled(stats, chosen, done, wanted)
@@ -395,11 +406,13 @@ def _spool(
 
 class Prepared(NamedTuple):
     """What the spool needs of an extracted record: its id, the key it would have alone,
-    whether its title is derived, and what `encode` made of it."""
+    whether its title is derived, what a possible duplicate would be told by, and what
+    `encode` made of it."""
 
     id: str
     base_key: str
     title_derived: bool
+    lookalike: merge.Lookalike
     data: bytes
 
 

@@ -47,17 +47,26 @@ Span = tuple[int, int]
 
 @dataclass(frozen=True, slots=True)
 class Author:
-    """A person or organisation; `literal` holds names that cannot be split."""
+    """A person or organisation; `literal` holds names that cannot be split.
+
+    `family` includes a non-dropping particle (`van Gogh`), as BibTeX's "von Last" does;
+    `suffix` is BibTeX's "Jr" part and CSL's `suffix`."""
 
     family: str = ""
     given: str = ""
     literal: str = ""
+    suffix: str = ""
 
     @property
     def display(self) -> str:
         if self.literal:
             return self.literal
-        return f"{self.given} {self.family}".strip()
+        name = f"{self.given} {self.family}".strip()
+        return f"{name}, {self.suffix}" if self.suffix else name
+
+
+ET_AL = Author(literal="others")
+"""The last name of a list that goes on: BibTeX's `and others`, CSL's et al. (no author)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,14 +12,12 @@ import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import bibtexparser.customization
-
 from bib import venues
 from bib.errors import BibError
 from bib.extract.urls import role
-from bib.identity import normalize_arxiv, normalize_doi, record_id
+from bib.identity import normalize_arxiv, record_id, strip_doi
 from bib.latex import decoder, from_latex
-from bib.readers import bibtex_syntax
+from bib.readers import bibtex_syntax, names
 from bib.readers.paperlist import decode
 from bib.readers.roundtrip import merge_links, split_note
 from bib.record import Author, EntryType, Link, Record, Source, Tag, TagKind
@@ -42,7 +40,7 @@ ENTRY_TYPES: dict[str, EntryType] = {
 }
 _CONSUMED = frozenset(
     "ENTRYTYPE ID title author booktitle journal journaltitle eventtitle publisher series "  # noqa: SIM905
-    "year date abstract url doi eprint archiveprefix eprinttype primaryclass keywords "
+    "year abstract url doi eprint archiveprefix eprinttype primaryclass keywords "
     "note venue key".split()
 )
 # `key` only tells BibTeX styles how to label and sort an authorless entry; the writer
@@ -75,61 +73,45 @@ def to_unicode(value: str) -> str:
     return " ".join(text.split())
 
 
-def _split_names(value: str) -> list[str]:
-    """Split an author list on ` and ` outside braces."""
-    names, depth, last = [], 0, 0
-    for match in re.finditer(r"[{}]|\s+and\s+", value, re.IGNORECASE):
-        token = match.group(0)
-        if token == "{":
-            depth += 1
-        elif token == "}":
-            depth -= 1
-        elif depth == 0:
-            names.append(value[last : match.start()])
-            last = match.end()
-    names.append(value[last:])
-    return [n.strip() for n in names if n.strip()]
-
-
 def parse_name(name: str) -> Author:
-    """One BibTeX name into family (with its von part) and given; `{Org Name}` is literal."""
-    stripped = name.strip()
-    if stripped.startswith("{") and stripped.endswith("}") and _balanced(stripped[1:-1]):
-        return Author(literal=to_unicode(stripped[1:-1]))
-    try:
-        parts = bibtexparser.customization.splitname(stripped, strict_mode=False)
-    except bibtexparser.customization.InvalidName:
-        return Author(literal=to_unicode(stripped))
-    family = " ".join(parts["von"] + parts["last"])
-    if parts["jr"]:
-        family = f"{family}, {' '.join(parts['jr'])}"
-    return Author(family=to_unicode(family), given=to_unicode(" ".join(parts["first"])))
+    """One BibTeX name (LaTeX) into a Unicode Author (see `bib.readers.names.parse_name`)."""
+    return names.parse_name(name, to_unicode)
 
 
-def _balanced(text: str) -> bool:
-    depth = 0
-    for char in text:
-        depth += (char == "{") - (char == "}")
-        if depth < 0:
-            return False
-    return depth == 0
+_SORT_ONLY = re.compile(r"\\noopsort\s*\{[^{}]*\}")
+"""`{\\noopsort{1973c}}1981`: a sort key BibTeX styles never print (xampl.bib)."""
 
 
 def _year(entry: dict[str, str]) -> int | None:
     for name in ("year", "date"):
-        found = re.search(r"\d{4}", entry.get(name, ""))
+        found = re.search(r"\d{4}", _SORT_ONLY.sub("", entry.get(name, "")))
         if found:
             return int(found.group(0))
     return None
 
 
+def _bare_year(name: str, value: str) -> bool:
+    """A `date` that is only a year, which Record.year holds already."""
+    return name == "date" and re.fullmatch(r"\s*-?\d{1,4}\s*", value) is not None
+
+
+def _field_value(name: str, value: str) -> str:
+    """A further field in Unicode; name lists in the canonical form of `names.format_names`
+    (their braces and `and`s are structure, which plain decoding would lose)."""
+    if name in ("file", "pdf"):
+        return value
+    if name in names.NAME_LISTS:
+        return names.format_names(names.parse_names(value, to_unicode))
+    return to_unicode(value)
+
+
 def _record(entry: dict[str, str], path: str, line: int) -> Record:
     get = entry.get
-    authors = tuple(parse_name(n) for n in _split_names(get("author", "")))
+    authors = names.parse_names(get("author", ""), to_unicode)
     title = from_latex(get("title", ""))
     abstract = from_latex(get("abstract", ""))
     year = _year(entry)
-    doi = normalize_doi(get("doi", ""))
+    doi = strip_doi(get("doi", ""))
     archive = (get("archiveprefix", "") or get("eprinttype", "")).lower()
     arxiv_id = normalize_arxiv(get("eprint", "")) if archive in ("", "arxiv") else ""
     url = get("url", "").strip()
@@ -144,9 +126,9 @@ def _record(entry: dict[str, str], path: str, line: int) -> Record:
     note, derived, note_links = split_note(from_latex(get("note", "")))
     addendum, _, addendum_links = split_note(from_latex(get("addendum", "")))
     extra = tuple(
-        (name, to_unicode(value) if name not in ("file", "pdf") else value)
+        (name, _field_value(name, value))
         for name, value in sorted(entry.items())
-        if name not in _CONSUMED and value.strip()
+        if name not in _CONSUMED and value.strip() and not _bare_year(name, value)
     )
     extra = tuple((n, v) for n, v in extra if n != "addendum") + (
         (("addendum", addendum),) if addendum else ()
@@ -159,6 +141,7 @@ def _record(entry: dict[str, str], path: str, line: int) -> Record:
             title=title,
             year=year,
             authors=authors,
+            key=entry["ID"],
         ),
         abstract=abstract,
         key=entry["ID"],

@@ -16,10 +16,11 @@ from typing import Any
 import jsonschema
 
 import schema
-from bib import strict_json, venues
+from bib import dates, strict_json, venues
 from bib.errors import BibError
 from bib.extract.urls import role
-from bib.identity import normalize_arxiv, normalize_doi, record_id
+from bib.identity import normalize_arxiv, record_id, strip_doi
+from bib.readers import names
 from bib.readers.paperlist import decode
 from bib.readers.roundtrip import merge_links, split_note
 from bib.record import Author, EntryType, Link, Record, Source, Tag, TagKind
@@ -34,17 +35,6 @@ ENTRY_TYPES: dict[str, EntryType] = {
     "chapter": EntryType.INCOLLECTION,
     "thesis": EntryType.THESIS,
     "report": EntryType.REPORT,
-}
-FIELDS = {
-    "volume": "volume",
-    "issue": "number",
-    "page": "pages",
-    "ISBN": "isbn",
-    "ISSN": "issn",
-    "edition": "edition",
-    "publisher-place": "address",
-    "language": "language",
-    "genre": "type",
 }
 
 
@@ -70,31 +60,64 @@ def _id_lines(text: str) -> dict[str, int]:
     return lines
 
 
-def _authors(names: list[dict[str, Any]]) -> tuple[Author, ...]:
+def _authors(names: Any) -> tuple[Author, ...]:
+    """CSL names as Authors: particles kept (non-dropping in the family, dropping after the
+    given name, as BibTeX's von part reads them back), the suffix as its own part."""
     authors = []
-    for name in names:
+    for name in names if isinstance(names, list) else []:
+        if not isinstance(name, dict):
+            continue
         family = " ".join(
-            filter(None, [name.get("non-dropping-particle", ""), name.get("family", "")])
+            filter(None, [_text(name.get("non-dropping-particle")), _text(name.get("family"))])
         )
-        given = " ".join(filter(None, [name.get("given", ""), name.get("dropping-particle", "")]))
-        if name.get("suffix"):
-            family = f"{family}, {name['suffix']}"
+        given = " ".join(
+            filter(None, [_text(name.get("given")), _text(name.get("dropping-particle"))])
+        )
         if family or given:
-            authors.append(Author(family=family, given=given))
-        elif name.get("literal"):
-            authors.append(Author(literal=str(name["literal"])))
+            authors.append(Author(family=family, given=given, suffix=_text(name.get("suffix"))))
+        elif _text(name.get("literal")):
+            authors.append(Author(literal=_text(name["literal"])))
     return tuple(authors)
 
 
+def _further_fields(item: dict[str, Any]) -> dict[str, str]:
+    """The variables that have no Record attribute, under their BibLaTeX names (the table in
+    bib/data/csl_biblatex.json); a variable the table lacks keeps its CSL name, so that no
+    variable is dropped."""
+    table = dates.mapping()
+    out: dict[str, str] = {}
+    for variable, value in item.items():
+        if variable in _ATTRIBUTES or value in (None, "", [], {}):
+            continue
+        if variable in table["names"]:
+            if authors := _authors(value):
+                out[table["names"][variable]] = names.format_names(authors)
+        elif variable in table["dates"]:
+            text = dates.from_csl(value)
+            if text and (variable != "issued" or not _TEXT_YEAR.fullmatch(text)):
+                out[table["dates"][variable]] = text
+        elif isinstance(value, str | int | float):
+            name = table["fields"].get(variable, variable.lower())
+            if name == "number" and "number" in out:  # a report's number and a series'
+                name = variable.lower()
+            out.setdefault(name, _text(value))
+    return out
+
+
+_TEXT_YEAR = re.compile(r"-?\d{1,4}")
+_ATTRIBUTES = frozenset(
+    "id type citation-key title abstract author DOI URL container-title keyword note custom "  # noqa: SIM905
+    "event-title event publisher collection-title".split()
+)
+"""Variables read into Record attributes (the rest go to Record.fields)."""
+
+
 def _year(item: dict[str, Any]) -> int | None:
-    issued = item.get("issued") or {}
-    parts = issued.get("date-parts") or []
-    if parts and parts[0]:
-        try:
-            return int(parts[0][0])
-        except (TypeError, ValueError):
-            return None
-    found = re.search(r"\d{4}", str(issued.get("raw", "") or issued.get("literal", "")))
+    text = dates.from_csl(item.get("issued"))
+    year = dates.year_of(text)
+    if year is not None:
+        return year
+    found = re.search(r"\d{4}", text)
     return int(found.group(0)) if found else None
 
 
@@ -103,11 +126,12 @@ def _text(value: Any) -> str:
 
 
 def _record(item: dict[str, Any], path: str, line: int | None) -> Record:
+    key = _text(item.get("citation-key")) or _text(item.get("id"))
     title = _text(item.get("title"))
     abstract = _text(item.get("abstract"))
     authors = _authors(item.get("author", []))
     year = _year(item)
-    doi = normalize_doi(_text(item.get("DOI")))
+    doi = strip_doi(_text(item.get("DOI")))
     url = _text(item.get("URL"))
     arxiv_id = ""
     if "arxiv.org/" in url:
@@ -118,7 +142,7 @@ def _record(item: dict[str, Any], path: str, line: int | None) -> Record:
     entry_type = ENTRY_TYPES.get(str(item.get("type", "")), EntryType.MISC)
     container = _text(item.get("container-title"))
     keywords = [k.strip() for k in _text(item.get("keyword")).split(",") if k.strip()]
-    extra = {bib_name: _text(item[csl]) for csl, bib_name in FIELDS.items() if item.get(csl)}
+    extra = _further_fields(item)
     note, derived, note_links = split_note(_text(item.get("note")))
     custom = item.get("custom") or {}
     if isinstance(custom, dict):
@@ -131,9 +155,10 @@ def _record(item: dict[str, Any], path: str, line: int | None) -> Record:
             title=title,
             year=year,
             authors=authors,
+            key=key,
         ),
         abstract=abstract,
-        key=_text(item.get("citation-key")) or _text(item.get("id")),
+        key=key,
         entry_type=entry_type,
         title=title,
         authors=authors,
@@ -165,6 +190,8 @@ def read(data: bytes, path: str | Path) -> Iterator[Record]:
         raise BibError("no CSL-JSON items found", path)
     lines = _id_lines(text)
     for index, item in enumerate(items):
+        if isinstance(item, dict) and item.get("type") == "":
+            item = {**item, "type": "document"}  # Zotero writes "" for an unknown type
         line = lines.get(str(item.get("id"))) if isinstance(item, dict) else None
         error = (
             next(iter(_validator().iter_errors([item])), None) if isinstance(item, dict) else None

@@ -1,10 +1,19 @@
-"""Author names as people type them in paper lists: split into family and given parts."""
+"""Author names: as people type them in paper lists, and as BibTeX writes name lists.
+
+BibTeX name lists (`author`, `editor`, `translator`, ...) are split on `and` outside braces
+and each name into von/Last/Jr/First as BibTeX does (bibtexparser's `splitname`); `others`
+is et al. (`ET_AL`). Name lists other than `author` are kept in Record.fields in one
+canonical Unicode form (`format_names`), which every writer reads back with `parse_names`.
+"""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 
-from bib.record import Author
+import bibtexparser.customization
+
+from bib.record import ET_AL, Author
 
 _PARTICLES = frozenset(
     "van von der den de del della di da dos das du la le ter ten zu bin ibn al el".split()  # noqa: SIM905
@@ -43,3 +52,83 @@ def split_authors(line: str) -> tuple[Author, ...]:
     if ";" not in line:
         parts = [p for part in parts for p in part.split(",")]
     return tuple(a for a in (split_name(p) for p in parts) if a.display)
+
+
+NAME_LISTS = ("editor", "translator", "bookauthor", "collection-editor", "editora", "editorb")
+"""Record.fields that hold BibTeX name lists besides `author`."""
+
+_AND = re.compile(r"[{}]|\s+and\s+", re.IGNORECASE)
+_SPACED_ACCENT = re.compile(r"\\([`'^\"~=.uvHtcdbkr])\s+([A-Za-z]|\\[ij]\b)")
+"""`\\H o`: an accent macro whose argument follows a space, which `splitname` would cut."""
+_NEEDS_BRACES = re.compile(r",|(?:^|\s)(?:and|others)(?:\s|$)|[{}]", re.IGNORECASE)
+
+
+def split_names(value: str) -> list[str]:
+    """A BibTeX name list split on ` and ` outside braces."""
+    names, depth, last = [], 0, 0
+    for match in _AND.finditer(value):
+        token = match.group(0)
+        if token == "{":
+            depth += 1
+        elif token == "}":
+            depth -= 1
+        elif depth == 0:
+            names.append(value[last : match.start()])
+            last = match.end()
+    names.append(value[last:])
+    return [n.strip() for n in names if n.strip()]
+
+
+def parse_name(name: str, decode: Callable[[str], str] = str) -> Author:
+    """One BibTeX name into family (with its von part), given and suffix; `{Org Name}` is
+    literal; `others` is `ET_AL`. `decode` turns each part's LaTeX into Unicode."""
+    stripped = _SPACED_ACCENT.sub(r"{\\\1{\2}}", name.strip())
+    if stripped == "others":
+        return ET_AL
+    if stripped.startswith("{") and stripped.endswith("}") and _balanced(stripped[1:-1]):
+        return Author(literal=decode(stripped[1:-1]))
+    try:
+        parts = bibtexparser.customization.splitname(stripped, strict_mode=False)
+    except bibtexparser.customization.InvalidName:
+        return Author(literal=decode(stripped))
+    family = " ".join(parts["von"] + parts["last"])
+    return Author(
+        family=decode(family),
+        given=decode(" ".join(parts["first"])),
+        suffix=decode(" ".join(parts["jr"])),
+    )
+
+
+def parse_names(value: str, decode: Callable[[str], str] = str) -> tuple[Author, ...]:
+    return tuple(a for a in (parse_name(n, decode) for n in split_names(value)) if a.display)
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for char in text:
+        depth += (char == "{") - (char == "}")
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def format_name(author: Author) -> str:
+    """An Author in BibTeX's name syntax, in Unicode: `Family, Jr, Given`, `{Literal}`."""
+    if author == ET_AL:
+        return "others"
+    if author.literal or not author.family:
+        return "{" + (author.literal or author.given) + "}"
+    parts = [_braced(author.family)]
+    if author.suffix:
+        parts.append(_braced(author.suffix))
+    if author.given or author.suffix:
+        parts.append(_braced(author.given))
+    return ", ".join(parts)
+
+
+def _braced(part: str) -> str:
+    return "{" + part + "}" if _NEEDS_BRACES.search(part) else part
+
+
+def format_names(authors: Iterable[Author]) -> str:
+    return " and ".join(format_name(a) for a in authors)

@@ -16,8 +16,10 @@ from typing import Any
 from bibtexparser.bibdatabase import BibDatabase
 from bibtexparser.bwriter import BibTexWriter
 
+from bib import dates
 from bib.latex import escape, escape_clean, link, to_latex, to_text, url_value, verbatim_value
-from bib.record import Author, EntryType, Record, TagKind
+from bib.readers.names import NAME_LISTS, parse_names
+from bib.record import ET_AL, Author, EntryType, Record, TagKind
 from bib.writers.common import (
     DEFAULT_TAG_KINDS,
     DERIVED_TITLE_NOTE,
@@ -289,13 +291,61 @@ def _put_extra_fields(record: Record, fields: dict[str, str], dialect: str, asci
         name = raw_name.strip().lower()
         if not _FIELD_NAME.fullmatch(name):
             raise error(record, f"field name {raw_name!r} is not a valid BibTeX field name")
+        if name in _DATE_PARTS:
+            value = _DATE_PARTS[name](dialect, value, fields)
+            if not value:
+                continue
+            if name == "date" and dialect == "biblatex":
+                fields["date"] = value  # the whole date, where the year stood alone
+                continue
         name = _RENAMES[dialect].get(name, name)
         if name in taken or name in ("entrytype", "id"):
             continue
-        safe = url_value(value) if name in _VERBATIM_FIELDS else escape(value, ascii=ascii)
+        if name in NAME_LISTS:
+            safe = " and ".join(filter(None, (_name(a, ascii) for a in parse_names(value))))
+        elif name in _VERBATIM_FIELDS:
+            safe = url_value(value)
+        else:
+            safe = escape(value, ascii=ascii)
         if safe:
             fields[name] = safe
             taken.add(name)
+
+
+def _date_field(dialect: str, value: str, fields: dict[str, str]) -> str:
+    """A whole `date`: kept for BibLaTeX; for BibTeX (which has `year`, set already) its month
+    goes into `month`."""
+    if dialect == "biblatex":
+        return value
+    found = dates.parts(value)
+    if found and len(found[0]) > 1 and "month" not in fields:
+        fields["month"] = _MONTH_NAMES[found[0][1] - 1]
+    return ""
+
+
+def _month_field(dialect: str, value: str, fields: dict[str, str]) -> str:
+    """`month`: a number for BibLaTeX (which requires one), the English name for BibTeX."""
+    month = dates.month_number(value)
+    if month is None:
+        return value
+    return str(month) if dialect == "biblatex" else _MONTH_NAMES[month - 1]
+
+
+_DATE_PARTS = {"date": _date_field, "month": _month_field}
+_MONTH_NAMES = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
 
 
 _LABEL_WORDS = 3
@@ -311,17 +361,24 @@ def label(record: Record) -> str:
 
 
 def _name(author: Author, ascii: bool) -> str:
-    """`Family, Given`; parts BibTeX would split (a comma, `and`, `others`) are braced."""
+    """`Family, Given` or `Family, Jr, Given`; parts BibTeX would split (a comma, `and`,
+    `others`) are braced; `ET_AL` is BibTeX's own `others`."""
+    if author == ET_AL:
+        return "others"
     if author.literal or not author.family:
         whole = escape(author.literal or author.given, ascii=ascii)
         return "{" + whole + "}" if whole else ""
-    family = escape(author.family, ascii=ascii)
-    if _NAME_NEEDS_BRACES.search(author.family):
-        family = "{" + family + "}"
-    given = escape(author.given, ascii=ascii)
-    if given and _NAME_NEEDS_BRACES.search(author.given):
-        given = "{" + given + "}"
-    return f"{family}, {given}" if given else family
+    parts = [_name_part(author.family, ascii)]
+    if author.suffix:
+        parts.append(_name_part(author.suffix, ascii))
+    if author.given or author.suffix:
+        parts.append(_name_part(author.given, ascii))
+    return ", ".join(parts)
+
+
+def _name_part(text: str, ascii: bool) -> str:
+    value = escape(text, ascii=ascii)
+    return "{" + value + "}" if value and _NAME_NEEDS_BRACES.search(text) else value
 
 
 def dumps(entries: list[dict[str, str]]) -> str:

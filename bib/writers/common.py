@@ -25,7 +25,7 @@ DERIVED_TITLE_NOTE = "Title derived from the abstract by bib; not the published 
 LINK_LABELS = {LinkRole.CODE: "Code", LinkRole.PROJECT: "Project page", LinkRole.PAPER: "Paper"}
 """How links other than the one in the `url` field are introduced in notes."""
 
-_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9_:./+-]*")
+_KEY = re.compile(r"\w[\w:./+'-]*")
 
 
 def error(record: Record, message: str) -> BibError:

@@ -13,7 +13,6 @@ besides `type`, and that the schema file is a valid draft-07 schema (docs/format
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Collection, Iterable, Iterator
 from functools import cache, lru_cache
 from typing import Any
@@ -21,9 +20,11 @@ from typing import Any
 from jsonschema import Draft7Validator
 
 import schema
+from bib import dates
 from bib.errors import BibError
 from bib.latex import clean, to_text
-from bib.record import EntryType, Record, TagKind
+from bib.readers.names import parse_name, split_names
+from bib.record import ET_AL, EntryType, Record, TagKind
 from bib.writers.common import (
     DEFAULT_TAG_KINDS,
     DERIVED_TITLE_NOTE,
@@ -85,8 +86,15 @@ FIELD_VARIABLES = {
 }
 """BibTeX/BibLaTeX field names (Record.fields) -> CSL variables; the rest go to `custom`."""
 
-_NAME_FIELDS = {"editor": "editor", "translator": "translator"}
-_NAME_SPLIT = re.compile(r"\s+and\s+")
+_NAME_FIELDS = {field: variable for variable, field in dates.mapping()["names"].items()}
+_DATE_FIELDS = {field: variable for variable, field in dates.mapping()["dates"].items()}
+FIELD_VARIABLES |= {
+    field: variable
+    for variable, field in dates.mapping()["fields"].items()
+    if field not in FIELD_VARIABLES and variable != "collection-number"
+}
+"""The table's further pairs (bib/data/csl_biblatex.json); the ones above keep their
+older choices."""
 
 
 def item(record: Record, tag_kinds: Iterable[TagKind] = DEFAULT_TAG_KINDS) -> dict[str, Any]:
@@ -104,7 +112,11 @@ def _item(record: Record, kinds: tuple[TagKind, ...]) -> dict[str, Any]:
     if value := to_text(record.title):
         out["title"] = value
     if record.authors and (
-        names := [_name(a.family, a.given, a.literal) for a in record.authors if a.display]
+        names := [
+            _name(a.family, a.given, a.literal, a.suffix)
+            for a in record.authors
+            if a.display and a != ET_AL
+        ]
     ):
         out["author"] = names
     out.update(
@@ -173,39 +185,69 @@ def _put_fields(record: Record, out: dict[str, Any]) -> dict[str, Any]:
         value = clean(raw_value)
         if not value:
             continue
+        if name in _DATE_FIELDS:
+            _put_date(out, _DATE_FIELDS[name], value)
+            continue
+        if name == "month":
+            _put_month(out, value)
+            continue
         if name == "number":
             variable = "issue" if record.entry_type == EntryType.ARTICLE else "number"
+            if record.series and record.entry_type in _IN_SERIES:
+                variable = "collection-number"
         elif name in _NAME_FIELDS:
             variable = _NAME_FIELDS[name]
-            if variable not in out:
-                out[variable] = [_parse_name(part) for part in _NAME_SPLIT.split(value) if part]
+            if variable not in out and (names := _parse_names(value)):
+                out[variable] = names
             continue
         else:
             variable = FIELD_VARIABLES.get(name, "")
-        if variable and variable not in out:
+        if variable == "page":
+            value = value.replace("\u2013", "-")  # CSL ranges take a hyphen (citeproc-js)
+        if variable == "issue" and "issue" in out:
+            out["issue"] = f"{out['issue']}, {value}"  # biblatex's number and issue, as pandoc
+        elif variable and variable not in out:
             out[variable] = value
         elif not variable and name not in custom:
             custom[name] = value
     return custom
 
 
-def _name(family: str, given: str, literal: str) -> dict[str, str]:
+_IN_SERIES = frozenset({EntryType.BOOK, EntryType.INCOLLECTION})
+
+
+def _put_date(out: dict[str, Any], variable: str, value: str) -> None:
+    """A whole date (ISO text from Record.fields); `issued` replaces the bare year."""
+    date = dates.to_csl(value)
+    if variable == "issued" and "date-parts" not in date and "issued" in out:
+        return  # a year the record has beats a date CSL could only print as written
+    out[variable] = date
+
+
+def _put_month(out: dict[str, Any], value: str) -> None:
+    """BibTeX's `month` into `issued` (which has only the year then)."""
+    month = dates.month_number(value)
+    parts = out.get("issued", {}).get("date-parts")
+    if month is not None and parts and len(parts) == 1 and len(parts[0]) == 1:
+        out["issued"] = {"date-parts": [[parts[0][0], month]]}
+
+
+def _name(family: str, given: str, literal: str, suffix: str = "") -> dict[str, str]:
     if literal or not family:
         return {"literal": clean(literal or given)}
     name = {"family": clean(family)}
     if given:
         name["given"] = clean(given)
+    if suffix:
+        name["suffix"] = clean(suffix)
     return name
 
 
-def _parse_name(text: str) -> dict[str, str]:
-    """A BibTeX name (`Family, Given` or `Given Family`) from a Record.fields name list."""
-    text = text.strip("{} ")
-    if "," in text:
-        family, _, given = text.partition(",")
-        return _name(family.strip(), given.strip(), "")
-    given, _, family = text.rpartition(" ")
-    return _name(family, given, "")
+def _parse_names(text: str) -> list[dict[str, str]]:
+    """A BibTeX name list from Record.fields (`editor`, ...) as CSL names, split as BibTeX
+    splits them (`and` outside braces; `others` is et al., written as no name)."""
+    authors = (parse_name(part) for part in split_names(text))
+    return [_name(a.family, a.given, a.literal, a.suffix) for a in authors if a != ET_AL]
 
 
 @cache

@@ -54,7 +54,7 @@ def test_keyword_string_becomes_tags_and_note_is_kept(records):
 
 def test_known_variables_and_custom_go_into_fields(records):
     [record] = records("r.json", json.dumps(ITEM))
-    assert dict(record.fields) == {"pages": "1-10", "ranking": "5"}
+    assert dict(record.fields) == {"date": "2025-07", "pages": "1-10", "ranking": "5"}
 
 
 @pytest.mark.parametrize(

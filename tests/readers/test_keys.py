@@ -6,6 +6,7 @@ import functools
 import re
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -40,8 +41,20 @@ def test_safe_source_key_is_kept():
     assert base_key(Record(id="x", key="Muller2024Deep", method="X", year=2024)) == "Muller2024Deep"
 
 
-def test_unsafe_source_key_is_replaced():
-    assert base_key(Record(id="x", key="a b,{c}", method="USMoE", year=2024)) == "usmoe2024"
+def test_unsafe_source_key_loses_only_the_characters_bibtex_refuses():
+    assert base_key(Record(id="x", key="a b,{c}", method="USMoE", year=2024)) == "abc"
+
+
+def test_a_key_of_nothing_but_refused_characters_is_generated():
+    assert base_key(Record(id="x", key="{ }", method="USMoE", year=2024)) == "usmoe2024"
+
+
+@pytest.mark.parametrize(
+    "key", ["1657:huygens", "smith.2020", "baez/article", "müller2020", "o'brien+x", "a-b_c"]
+)
+def test_citation_keys_replaced_without_a_word(key):
+    """Issue 18: keys BibTeX, biber and pandoc accept were replaced by generated ones."""
+    assert base_key(Record(id="x", key=key, method="USMoE", year=2024)) == key
 
 
 def test_clashing_keys_get_suffixes_in_record_id_order():

@@ -1,0 +1,108 @@
+"""Issue 18, point 10: the .bib files TeX Live ships, read by bib and by pandoc.
+
+The reference is pandoc's own reading (`pandoc -f bibtex -t csljson`), an independent
+implementation. Files over `MAX_BYTES` are left out to keep the suite fast (tugboat.bib,
+3.8 MB, alone took a minute); they were measured once by hand for docs/formats.md.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from corpus import COMPARED, Agreement, compare, our_items, pandoc_items
+
+from bib.errors import BibError
+
+MAX_BYTES = 1_000_000
+NEEDS_FORGIVING_READER = frozenset(
+    {
+        "archaeologie-bibcorpora.bib",
+        "archaeologie-examples.bib",
+        "font.bib",
+        "texbook3.bib",
+        "texgraph.bib",
+        "type.bib",
+        "jbtest.bib",
+    }
+)
+"""Files with an undefined @string or a Latin-1 byte: issue 18 point 9 (the BibTeX reader's
+part) makes them readable; until then reading them must fail with one bad-input error."""
+NOT_BIBLIOGRAPHIES = frozenset(
+    {"amsj.bib", "archaeologie-lstlocations.bib", "archaeologie-lstpublishers.bib"}
+)
+"""Files of @string definitions only: no entry to convert (pandoc finds none either)."""
+MERGED_AS_ONE_WORK = frozenset({"baez/online"})
+"""Entries with the arXiv id of another entry: one work by point 1 of issue 18 (reported on
+standard error as merged), so their key is the other entry's."""
+AGREEMENT_FLOOR = 0.88
+"""The share of pandoc's values bib gives equally (after the normalizations of
+corpus.normal, each a documented choice): a floor under the figure measured when this test
+was written, raised as differences are fixed (issue 18 asks for 99.5 %)."""
+
+
+def _texlive_bibs() -> list[Path]:
+    kpsewhich = shutil.which("kpsewhich")
+    if kpsewhich is None:
+        return []
+    root = subprocess.run(
+        [kpsewhich, "-var-value", "TEXMFDIST"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    found = sorted(Path(root, "bibtex", "bib").rglob("*.bib")) if root else []
+    return [p for p in found if p.stat().st_size <= MAX_BYTES]
+
+
+FILES = _texlive_bibs()
+
+
+@pytest.fixture(scope="module")
+def corpus(require, unavailable):
+    require("pandoc")
+    if not FILES:
+        unavailable("TeX Live's .bib files are not installed (texlive-bibtex-extra)")
+    return FILES
+
+
+def _readable(paths: list[Path]) -> list[Path]:
+    return [p for p in paths if p.name not in NEEDS_FORGIVING_READER | NOT_BIBLIOGRAPHIES]
+
+
+def test_every_entry_pandoc_reads_is_an_output_record_with_its_key(corpus):
+    missing: dict[str, list[str]] = {}
+    for path in _readable(corpus):
+        try:
+            theirs = pandoc_items(path)
+        except subprocess.CalledProcessError:
+            continue  # pandoc refuses the file (a syntax it does not know): nothing to compare
+        keys = our_items(path).keys()
+        lost = sorted(
+            str(item["id"]) for item in theirs if str(item["id"]) not in keys | MERGED_AS_ONE_WORK
+        )
+        if lost:
+            missing[path.name] = lost
+    assert missing == {}
+
+
+def test_files_that_need_the_forgiving_reader_fail_with_one_bad_input_error(corpus):
+    for path in corpus:
+        if path.name in NEEDS_FORGIVING_READER:
+            with pytest.raises(BibError):
+                our_items(path)
+
+
+def test_field_values_agree_with_pandoc(corpus):
+    agreement = Agreement()
+    for path in _readable(corpus):
+        try:
+            theirs = pandoc_items(path)
+        except subprocess.CalledProcessError:
+            continue
+        compare(theirs, our_items(path), agreement)
+    figures = {v: f"{agreement.ratio(v):.2%} of {agreement.total[v]}" for v in COMPARED}
+    print(figures)
+    assert agreement.ratio() >= AGREEMENT_FLOOR, figures

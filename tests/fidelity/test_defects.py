@@ -1,0 +1,117 @@
+"""Issue 18: each defect found converting real bibliographies, as a regression test.
+
+References: BibTeX's name syntax (Patashnik, "BibTeXing", section 4: von/Last/Jr/First,
+`and others`), biblatex's manual (section 2.3.8: `date` is ISO 8601, `month` an integer),
+the CSL-JSON schema (schema/csl-data.json: `date-parts`, name `suffix`, particles).
+"""
+
+from __future__ import annotations
+
+import json
+
+from bib import pipeline
+from bib.writers import bibtex, csljson
+
+
+def _records(tmp_path, text, name="refs.bib"):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return pipeline.run([path], extractors=()).records
+
+
+def _item(tmp_path, text, name="refs.bib"):
+    [record] = _records(tmp_path, text, name)
+    return csljson.item(record)
+
+
+def test_dates_keep_only_the_year_date_with_month_reaches_csl_issued(tmp_path):
+    item = _item(tmp_path, "@article{a, title = {T}, date = {2019-06}}\n")
+    assert item["issued"] == {"date-parts": [[2019, 6]]}
+
+
+def test_dates_keep_only_the_year_ranges_are_kept(tmp_path):
+    item = _item(tmp_path, "@inproceedings{a, title = {T}, date = {2019-06-01/2019-06-05}}\n")
+    assert item["issued"] == {"date-parts": [[2019, 6, 1], [2019, 6, 5]]}
+
+
+def test_month_jul_never_reaches_csl_issued(tmp_path):
+    item = _item(tmp_path, "@article{a, title = {T}, year = 1999, month = jul}\n")
+    assert item["issued"] == {"date-parts": [[1999, 7]]}
+
+
+def test_urldate_goes_to_custom_instead_of_accessed(tmp_path):
+    item = _item(tmp_path, "@online{a, title = {T}, urldate = {2020-01-02}}\n")
+    assert item["accessed"] == {"date-parts": [[2020, 1, 2]]}
+    assert "urldate" not in item.get("custom", {})
+
+
+def test_biblatex_month_is_written_as_a_number(tmp_path):
+    [record] = _records(tmp_path, "@article{a, title = {T}, year = 1999, month = jul}\n")
+    assert bibtex.entry(record, dialect="biblatex")["month"] == "7"
+
+
+def test_csl_input_drops_editor_translator_number_accessed_and_date_parts(tmp_path):
+    item = {
+        "id": "r1",
+        "type": "report",
+        "title": "T",
+        "editor": [{"family": "Doe", "given": "Jane"}],
+        "translator": [{"family": "Roe", "given": "Rick"}],
+        "number": "TR-7",
+        "collection-number": "12",
+        "accessed": {"date-parts": [["2021", "3", "4"]]},
+        "issued": {"date-parts": [[2020, 5, 17]]},
+    }
+    out = _item(tmp_path, json.dumps([item]), "refs.json")
+    assert out["editor"] == [{"family": "Doe", "given": "Jane"}]
+    assert out["translator"] == [{"family": "Roe", "given": "Rick"}]
+    assert out["number"] == "TR-7"
+    assert out["accessed"] == {"date-parts": [[2021, 3, 4]]}
+    assert out["issued"] == {"date-parts": [[2020, 5, 17]]}
+    assert out["custom"]["collection-number"] == "12"
+
+
+def test_a_csl_item_with_an_empty_type_rejects_the_whole_file(tmp_path):
+    items = [{"id": "a", "type": "", "title": "A"}, {"id": "b", "type": "book", "title": "B"}]
+    records = _records(tmp_path, json.dumps(items), "refs.json")
+    assert sorted(r.key for r in records) == ["a", "b"]
+
+
+def test_and_others_becomes_an_author_named_others(tmp_path):
+    [record] = _records(tmp_path, "@book{a, title = {T}, author = {Doe, Jane and others}}\n")
+    assert csljson.item(record)["author"] == [{"family": "Doe", "given": "Jane"}]
+    assert bibtex.entry(record, dialect="bibtex")["author"] == "Doe, Jane and others"
+
+
+def test_dezso_nagy_becomes_o_nagy_with_a_bare_combining_accent(tmp_path):
+    item = _item(tmp_path, "@book{a, title = {T}, author = {Dezs\\H o Nagy}}\n")
+    assert item["author"] == [{"family": "Nagy", "given": "Dezső"}]
+
+
+def test_ford_jr_henry_loses_its_suffix(tmp_path):
+    [record] = _records(tmp_path, "@book{a, title = {T}, author = {Ford, Jr., Henry}}\n")
+    assert csljson.item(record)["author"] == [{"family": "Ford", "given": "Henry", "suffix": "Jr."}]
+    assert bibtex.entry(record, dialect="bibtex")["author"] == "Ford, Jr., Henry"
+
+
+def test_a_csl_particle_and_suffix_collapse_into_a_braced_family_name(tmp_path):
+    name = {"family": "Gogh", "given": "Vincent", "non-dropping-particle": "van", "suffix": "Jr."}
+    item = {"id": "a", "type": "book", "title": "T", "author": [name]}
+    [record] = _records(tmp_path, json.dumps([item]), "refs.json")
+    assert bibtex.entry(record, dialect="biblatex")["author"] == "van Gogh, Jr., Vincent"
+
+
+def test_editor_with_a_braced_organisation_stays_one_name(tmp_path):
+    [record] = _records(tmp_path, "@book{a, title = {T}, editor = {{Barnes and Noble}}}\n")
+    assert csljson.item(record)["editor"] == [{"literal": "Barnes and Noble"}]
+    assert bibtex.entry(record, dialect="bibtex")["editor"] == "{Barnes and Noble}"
+
+
+def test_noopsort_year_is_read_as_the_printed_year(tmp_path):
+    [record] = _records(tmp_path, "@book{a, title = {T}, year = {{\\noopsort{1973c}}1981}}\n")
+    assert record.year == 1981
+
+
+def test_csl_page_ranges_use_a_hyphen(tmp_path):
+    item = _item(tmp_path, "@article{a, title = {T}, pages = {10--119}}\n")
+    assert item["page"] == "10-119"
