@@ -10,7 +10,7 @@ from contextlib import contextmanager
 
 import click
 
-from bib.errors import BibError
+from bib.errors import BibError, OperationError
 
 log = logging.getLogger("bib.zotero")
 
@@ -99,7 +99,7 @@ def zotero(
       bib sync zotero --prefer local --json
       bib sync zotero --library-type group --library-id 98765 --collection "Lab reading"
     """
-    from annotations import open_store
+    from annotations import SQLiteStore, open_store
     from annotations.sync_state import SyncState
     from bib.zotero import library, mapping, sync
     from bib.zotero.client import ZoteroClient, load_credentials
@@ -118,6 +118,11 @@ def zotero(
     name = sync.library_id(endpoint, credentials.library_type, credentials.library_id)
     try:
         with open_store(ctx.obj.get("library") if ctx.obj else None) as store:
+            if not isinstance(store, SQLiteStore):
+                raise OperationError(
+                    "Zotero sync of a PostgreSQL library is not supported yet; "
+                    "sync a SQLite copy (bib library copy)"
+                )
             papers = library.papers(store)
             state = SyncState(store.conn, name)
             with _progress(len(papers)) as progress:
