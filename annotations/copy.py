@@ -19,7 +19,7 @@ from typing import Any
 
 from annotations.sqlite import SQLiteStore
 from annotations.store import Store
-from bib.errors import BibError, OperationError
+from bib.errors import OperationError
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +98,7 @@ def copy_library(source: Store, dest: Store, *, merge: bool = False) -> CopyRepo
     report = CopyReport()
     with dest.transaction():
         if dest.count() and not merge:
-            raise BibError(
+            raise OperationError(
                 f"the destination already holds {dest.count()} papers; use --merge to add to it"
             )
         note_ids: dict[int, int | None] = {}

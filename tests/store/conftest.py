@@ -79,8 +79,13 @@ BACKENDS = ("sqlite", "postgresql")
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "backend" in metafunc.fixturenames:
-        only = metafunc.definition.get_closest_marker("sqlite_only")
-        metafunc.parametrize("backend", ("sqlite",) if only else BACKENDS, indirect=True)
+        marked = metafunc.definition.get_closest_marker
+        chosen = BACKENDS
+        if marked("sqlite_only"):
+            chosen = ("sqlite",)
+        elif marked("postgresql_only"):
+            chosen = ("postgresql",)
+        metafunc.parametrize("backend", chosen, indirect=True)
 
 
 @pytest.fixture(scope="session")
