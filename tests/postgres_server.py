@@ -49,7 +49,9 @@ def _free_port() -> int:
 
 
 @contextmanager
-def throwaway() -> Iterator[Server]:
+def throwaway(*, durable: bool = False) -> Iterator[Server]:
+    """A server for the tests (fsync off: nothing there must outlive the machine), or with
+    `durable` one that syncs as a lab's server does (for benchmarks)."""
     given = os.environ.get("BIB_TEST_POSTGRES_URL")
     if given:
         yield Server(given)
@@ -83,7 +85,9 @@ def throwaway() -> Iterator[Server]:
             "--no-instructions",
             "--locale=C.UTF-8",
         )
-        options = f"-p {port} -k {home} -c listen_addresses=127.0.0.1 -c fsync=off"
+        options = f"-p {port} -k {home} -c listen_addresses=127.0.0.1"
+        if not durable:
+            options += " -c fsync=off"
         run(
             str(bin_dir / "pg_ctl"),
             "-D",
