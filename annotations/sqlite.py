@@ -397,7 +397,7 @@ class SQLiteStore:
             ).fetchone()
         if row is None:
             raise self._unknown_key(conn, key)
-        return row
+        return str(row[0]), str(row[1]), str(row[2])
 
     @staticmethod
     def _unknown_key(conn: sqlite3.Connection, key: str) -> BibError:
@@ -805,7 +805,7 @@ class SQLiteStore:
     ) -> str:
         row = conn.execute("SELECT id FROM records WHERE id = ?", (paper["id"],)).fetchone()
         if row is not None:
-            return row[0]
+            return str(row[0])
         if "record" not in paper:
             raise BibError(
                 f"paper {paper['key']} ({paper['id']}) is not in the library and the file "
