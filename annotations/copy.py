@@ -43,9 +43,13 @@ TABLES = (
             "added",
             "updated",
             "tags_text",
+            "deleted_at",
+            "user_fields",
         ),
         "id",
     ),
+    Table("record_revisions", ("record_id", "data", "created", "replaced", "origin"), "id"),
+    Table("attachments", ("record_id", "path", "copied", "added"), "id"),
     Table("key_aliases", ("alias", "record_id", "created"), "alias"),
     Table("record_tags", ("record_id", "kind", "value"), "record_id, kind, value"),
     Table("notes", ("id", "uuid", "record_id", "body", "created", "updated", "deleted_at"), "id"),
@@ -102,13 +106,20 @@ def copy_library(source: Store, dest: Store, *, merge: bool = False) -> CopyRepo
                 f"the destination already holds {dest.count()} papers; use --merge to add to it"
             )
         note_ids: dict[int, int | None] = {}
+        new_records: set[str] = set()
         for table in TABLES:
             rows = data[table.name]
             if merge and table.name == "notes":
                 rows = [{k: v for k, v in row.items() if k != "id"} for row in rows]
             if table.name == "note_revisions":
                 rows = _revisions(rows, note_ids if merge else None)
+            if merge and table.name == "record_revisions":
+                rows = [row for row in rows if row["record_id"] in new_records]
             written = dest.insert_rows(table.name, rows)
+            if table.name == "records":
+                new_records = {
+                    row["id"] for row, done in zip(rows, written, strict=True) if done is not None
+                }
             if table.name == "notes":
                 note_ids = {
                     int(row["id"]): new for row, new in zip(data["notes"], written, strict=True)

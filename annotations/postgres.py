@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import difflib
+import json
 import random
 import re
 import time
@@ -28,9 +29,8 @@ import psycopg
 from psycopg import errors as pg_errors
 
 from annotations import codec, migrate
+from annotations.names import check_key, check_tag
 from annotations.sqlite import (
-    _KEY,
-    _TAG,
     ALL,
     EXPORT_FORMAT,
     EXPORT_VERSION,
@@ -43,15 +43,18 @@ from annotations.sqlite import (
 )
 from annotations.store import (
     MARK,
+    Attachment,
     Entry,
     Filters,
     Hit,
     ImportReport,
     Note,
     NotesImportReport,
+    RecordRevision,
     Revision,
     Status,
 )
+from annotations.sync_state import RowId, SyncRow
 from bib.errors import BibError, OperationError
 from bib.record import Record
 
@@ -222,7 +225,7 @@ class PostgresStore:
             keys.update(row[0] for row in conn.execute("SELECT alias FROM key_aliases"))
         return keys
 
-    def upsert(self, records: Iterable[Record]) -> ImportReport:
+    def upsert(self, records: Iterable[Record], *, restore: bool = False) -> ImportReport:
         """As `SQLiteStore.upsert`: new records keep their key, known ones keep theirs."""
         batch = list(records)
 
@@ -342,8 +345,7 @@ class PostgresStore:
         return codec.loads(data, key=current)
 
     def rekey(self, old: str, new: str) -> Record:
-        if not _KEY.match(new):
-            raise BibError(f"invalid citation key '{new}': use letters, digits and _:.+/-")
+        check_key(new)
 
         def action(conn: psycopg.Connection[Any]) -> Record:
             record_id, current, data = self._record_row(conn, old)
@@ -370,6 +372,51 @@ class PostgresStore:
             return record
 
         return self._write(action)
+
+    def complete_keys(self, prefix: str, *, limit: int = 200) -> list[str]:
+        """Keys and aliases of live records starting with `prefix` (any case), for the shell."""
+        pattern = re.sub(r"([\\%_])", r"\\\1", prefix) + "%"
+        with self._read() as conn:
+            rows = conn.execute(
+                "SELECT key FROM records WHERE key ILIKE %s AND deleted_at IS NULL"
+                " UNION SELECT a.alias FROM key_aliases a JOIN records r ON r.id = a.record_id"
+                ' WHERE a.alias ILIKE %s AND r.deleted_at IS NULL ORDER BY 1 COLLATE "C" LIMIT %s',
+                (pattern, pattern, limit),
+            ).fetchall()
+        return [row[0] for row in rows]
+
+    def remove(self, keys: Sequence[str]) -> list[str]:
+        """Soft-delete records (notes, ratings and tags kept); their current keys."""
+        return self._set_deleted(keys, now())
+
+    def restore(self, keys: Sequence[str]) -> list[str]:
+        """Bring removed records back; their current keys."""
+        return self._set_deleted(keys, None)
+
+    def _set_deleted(self, keys: Sequence[str], stamp: str | None) -> list[str]:
+        def action(conn: psycopg.Connection[Any]) -> list[str]:
+            done = []
+            for key in keys:
+                record_id, current, _ = self._record_row(conn, key)
+                conn.execute("UPDATE records SET deleted_at = %s WHERE id = %s", (stamp, record_id))
+                done.append(current)
+            return done
+
+        return self._write(action)
+
+    # Record revisions, purge and attachments: not on PostgreSQL yet; each says so in one line.
+
+    def edit_record(self, key: str, record: Record, *, origin: str = "edit") -> Entry:
+        raise _not_yet("editing a record (bib edit, set, revert)")
+
+    def record_history(self, key: str) -> list[RecordRevision]:
+        raise _not_yet("record history")
+
+    def purge(self, keys: Sequence[str]) -> list[str]:
+        raise _not_yet("bib rm --purge")
+
+    def attach(self, key: str, path: str, *, copied: bool = False) -> Attachment:
+        raise _not_yet("attachments")
 
     def entry(self, key: str) -> Entry:
         with self._read() as conn:
@@ -574,8 +621,7 @@ class PostgresStore:
 
     def tag(self, key: str, add: Sequence[str], remove: Sequence[str]) -> Entry:
         for name in (*add, *remove):
-            if not _TAG.match(name):
-                raise BibError(f"invalid tag '{name}': no spaces, commas, braces, # or backslashes")
+            check_tag(name)
 
         def action(conn: psycopg.Connection[Any]) -> Entry:
             record_id, _, data = self._record_row(conn, key)
@@ -630,7 +676,7 @@ class PostgresStore:
                         " ts_headline('simple', r.title, q.q, %s),"
                         " ts_headline('simple', r.abstract, q.q, %s),"
                         " ts_headline('simple', r.tags_text, q.q, %s)"
-                        " FROM records r, q WHERE r.search @@ q.q"
+                        " FROM records r, q WHERE r.search @@ q.q AND r.deleted_at IS NULL"
                         " ORDER BY ts_rank(r.search, q.q) DESC, r.key LIMIT %s",
                         (text, whole, options, options, limit),
                     ).fetchall()
@@ -639,7 +685,7 @@ class PostgresStore:
                         " SELECT r.key, r.title, -ts_rank(n.search, q.q), n.id,"
                         " ts_headline('simple', n.body, q.q, %s)"
                         " FROM notes n JOIN records r ON r.id = n.record_id, q"
-                        " WHERE n.search @@ q.q AND n.deleted_at IS NULL"
+                        " WHERE n.search @@ q.q AND n.deleted_at IS NULL AND r.deleted_at IS NULL"
                         " ORDER BY ts_rank(n.search, q.q) DESC, n.id LIMIT %s",
                         (text, options, limit),
                     ).fetchall()
@@ -911,6 +957,84 @@ class PostgresStore:
         orphans = int(row[0]) if row else 0
         return "ok" if orphans == 0 else f"{orphans} rows point at nothing"
 
+    # Zotero sync state (the tables of pg_migrations/0010; the same rows as on SQLite)
+
+    def sync_library_version(self, library: str) -> int:
+        with self._read() as conn:
+            row = conn.execute(
+                "SELECT version FROM zotero_library WHERE library = %s", (library,)
+            ).fetchone()
+        return int(row[0]) if row else 0
+
+    def set_sync_library_version(self, library: str, version: int) -> None:
+        def action(conn: psycopg.Connection[Any]) -> None:
+            conn.execute(
+                "INSERT INTO zotero_library (library, version, synced_at) VALUES (%s, %s, %s)"
+                " ON CONFLICT (library) DO UPDATE SET version = excluded.version,"
+                " synced_at = excluded.synced_at",
+                (library, version, now()),
+            )
+
+        self._write(action)
+
+    def sync_rows(self, library: str) -> dict[RowId, SyncRow]:
+        """Every row of the library, without the pushed JSON (see `sync_pushed`)."""
+        with self._read() as conn:
+            found = conn.execute(
+                "SELECT kind, local_id, zotero_key, status, version, pushed_hash, parent_key,"
+                " generation, source_hash FROM zotero_object WHERE library = %s",
+                (library,),
+            ).fetchall()
+        rows = [SyncRow(r[0], r[1], r[2], r[3], r[4], r[5], None, r[6], r[7], r[8]) for r in found]
+        return {(row.kind, row.local_id): row for row in rows}
+
+    def sync_pushed(self, library: str, ids: list[RowId]) -> dict[RowId, dict[str, Any]]:
+        out: dict[RowId, dict[str, Any]] = {}
+        with self._read() as conn:
+            for kind, local_id in ids:
+                found = conn.execute(
+                    "SELECT pushed FROM zotero_object WHERE library = %s AND kind = %s"
+                    " AND local_id = %s",
+                    (library, kind, local_id),
+                ).fetchone()
+                if found and found[0]:
+                    out[(kind, local_id)] = json.loads(found[0])
+        return out
+
+    def save_sync_rows(self, library: str, rows: list[SyncRow]) -> None:
+        """Insert or replace rows (a row without pushed JSON keeps the stored one)."""
+        values = [_sync_values(library, row) for row in rows]
+
+        def action(conn: psycopg.Connection[Any]) -> None:
+            with conn.cursor() as cursor:
+                cursor.executemany(
+                    "INSERT INTO zotero_object (library, kind, local_id, zotero_key, parent_key,"
+                    " status, version, pushed_hash, pushed, generation, source_hash, updated_at)"
+                    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+                    " ON CONFLICT (library, kind, local_id) DO UPDATE SET"
+                    " zotero_key = excluded.zotero_key, parent_key = excluded.parent_key,"
+                    " status = excluded.status, version = excluded.version,"
+                    " pushed_hash = excluded.pushed_hash,"
+                    " pushed = coalesce(excluded.pushed, zotero_object.pushed),"
+                    " generation = excluded.generation, source_hash = excluded.source_hash,"
+                    " updated_at = excluded.updated_at",
+                    values,
+                )
+
+        self._write(action)
+
+    def forget_sync_rows(self, library: str, rows: list[SyncRow]) -> None:
+        keys = [(library, row.kind, row.local_id) for row in rows]
+
+        def action(conn: psycopg.Connection[Any]) -> None:
+            with conn.cursor() as cursor:
+                cursor.executemany(
+                    "DELETE FROM zotero_object WHERE library = %s AND kind = %s AND local_id = %s",
+                    keys,
+                )
+
+        self._write(action)
+
 
 def ts_query(text: str) -> str:
     """User words as a `to_tsquery` text that cannot be malformed: each word's letters and
@@ -927,6 +1051,30 @@ def ts_query(text: str) -> str:
             lexemes[-1] += ":*"
         terms.append(lexemes[0] if len(lexemes) == 1 else "(" + " <-> ".join(lexemes) + ")")
     return " & ".join(terms)
+
+
+def _not_yet(what: str) -> OperationError:
+    return OperationError(
+        f"{what} is not available on a PostgreSQL library yet; use a SQLite library for it"
+    )
+
+
+def _sync_values(library: str, row: SyncRow) -> tuple[Any, ...]:
+    pushed = json.dumps(row.pushed, sort_keys=True) if row.pushed else None
+    return (
+        library,
+        row.kind,
+        row.local_id,
+        row.key,
+        row.parent_key,
+        row.status,
+        row.version,
+        row.pushed_hash,
+        pushed,
+        row.generation,
+        row.source_hash,
+        now(),
+    )
 
 
 def _text(body: str) -> str:
@@ -955,4 +1103,6 @@ def _where(filters: Filters) -> tuple[str, list[Any]]:
     if filters.venue:
         clauses.append("lower(r.venue) = lower(%s)")
         params.append(filters.venue)
+    if filters.deleted is not None:
+        clauses.append("r.deleted_at IS NOT NULL" if filters.deleted else "r.deleted_at IS NULL")
     return " AND ".join(clauses) or "TRUE", params

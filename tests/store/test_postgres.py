@@ -174,7 +174,7 @@ def test_eight_clients_upgrading_a_new_database_at_once_take_turns(
     assert [e for e in errors if e.strip()] == []
     with psycopg.connect(pg_database) as conn:
         numbers = [r[0] for r in conn.execute("SELECT number FROM schema_migrations")]
-    assert sorted(numbers) == [1, 2, 3, 10]
+    assert sorted(numbers) == [1, 2, 3, 10, 20]
 
 
 def test_a_failed_connection_never_shows_the_password(postgres_server: Any) -> None:
@@ -215,3 +215,15 @@ def test_title_match_ranks_above_abstract_match(store: Any, make_record: Any) ->
         ]
     )
     assert [h.key for h in store.search("routing")][:2] == ["title2026", "abstract2026"]
+
+
+def test_postgres_store_implements_the_store_interface(store: Any) -> None:
+    from annotations import Store
+
+    assert isinstance(store, Store)
+
+
+def test_record_editing_on_postgresql_is_one_clear_error_line(cli: Any, store: Any) -> None:
+    result = cli("set", "judge2026", "year=2025")
+    assert (result.exit_code, result.stderr.count("\n")) == (1, 1)
+    assert "not available on a PostgreSQL library yet" in result.stderr

@@ -370,6 +370,7 @@ def test_wal_is_private_even_with_a_permissive_umask(tmp_path: Path) -> None:
         os.umask(old)
 
 
+@pytest.mark.sqlite_only
 def test_sqlite_store_implements_the_store_interface(store: SQLiteStore) -> None:
     from annotations import Store
 
