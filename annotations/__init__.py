@@ -1,6 +1,9 @@
-"""The annotation store: reading notes, ratings, status and personal tags in SQLite.
+"""The annotation store: reading notes, ratings, status and personal tags.
 
-`open_store(path)` is the one way in; the CLI and exporters code against `Store`.
+`open_store(location)` is the one way in: a `postgresql://` (or `postgres://`) URL opens the
+team library on PostgreSQL (`annotations.postgres`, needs the `postgresql` extra), anything
+else is a SQLite file. The CLI and exporters code against `Store`; a new backend is one
+module plus one branch here.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from annotations.store import (
     Status,
     Store,
 )
+from bib.errors import OperationError
 
 __all__ = [
     "MARK",
@@ -32,6 +36,7 @@ __all__ = [
     "Status",
     "Store",
     "default_path",
+    "is_url",
     "open_store",
 ]
 
@@ -43,10 +48,26 @@ def default_path() -> Path:
     return platformdirs.user_data_path("bib") / "library.sqlite"
 
 
-def open_store(path: Path | str | None = None) -> SQLiteStore:
-    """Open the library at `path` (default: `default_path()`), creating and migrating it."""
-    if path is None:
+SCHEMES = ("postgresql://", "postgres://")
+
+
+def is_url(location: Path | str) -> bool:
+    """Whether a library location names a PostgreSQL database rather than a file."""
+    return isinstance(location, str) and location.startswith(SCHEMES)
+
+
+def open_store(location: Path | str | None = None) -> Store:
+    """Open the library at `location` (default: `default_path()`), creating and migrating it."""
+    if location is None:
         target = default_path()
         target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         return SQLiteStore(target)
-    return SQLiteStore(Path(path).expanduser())
+    if is_url(location):
+        try:
+            from annotations.postgres import PostgresStore
+        except ImportError:
+            raise OperationError(
+                "a PostgreSQL library needs psycopg: pip install 'bib[postgresql]'"
+            ) from None
+        return PostgresStore(str(location))
+    return SQLiteStore(Path(location).expanduser())

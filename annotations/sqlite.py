@@ -1067,6 +1067,30 @@ class SQLiteStore:
                     (note_id, revision["body"], revision["created"], revision["replaced"]),
                 )
 
+    # Whole-library copy (annotations.copy)
+
+    def rows(self, table: str, columns: Sequence[str], order: str) -> list[dict[str, Any]]:
+        """Every row of one library table, as column -> value, ordered by `order`."""
+        with self._read() as conn:
+            result = conn.execute(
+                f"SELECT {', '.join(columns)} FROM {table} ORDER BY {order}"
+            ).fetchall()
+        return [dict(zip(columns, row, strict=True)) for row in result]
+
+    def insert_rows(self, table: str, rows: Sequence[Mapping[str, Any]]) -> list[int | None]:
+        """Insert rows inside the open transaction, skipping any that collide with one already
+        here; per row the new id (notes) or 0 when inserted, None when skipped."""
+        ids: list[int | None] = []
+        for row in rows:
+            columns = list(row)
+            cursor = self.conn.execute(
+                f"INSERT OR IGNORE INTO {table} ({', '.join(columns)})"
+                f" VALUES ({', '.join('?' * len(columns))})",
+                [row[c] for c in columns],
+            )
+            ids.append((cursor.lastrowid or 0) if cursor.rowcount == 1 else None)
+        return ids
+
     # Safety
 
     def backup(self, dest: Path) -> None:

@@ -5,6 +5,9 @@ Builds a library of synthetic papers and notes (default 100,000 and 1,000,000; `
 process overhead. Each figure is also given as a ratio to a reference measured in the same
 run on the same file: a bare durable INSERT + COMMIT for `note add`, a bare FTS5 MATCH
 (no join, no snippet) for `search`, a bare indexed SELECT for `list --tag`.
+`--backend postgresql` measures the same operations on PostgreSQL (a throwaway server with
+fsync on, or `--postgres-url`) against its own references (INSERT + COMMIT, a bare
+tsquery @@ on the GIN index, the tag SELECT); `--backend both` runs each at the same sizes.
 
 Papers are inserted through `Store.upsert` (the same path `bib add` uses); the notes are
 bulk-inserted with SQL in one transaction, since adding a million notes one commit at a time
@@ -12,11 +15,13 @@ would only time the disk.
 
     python benchmarks/store.py --quick
     python benchmarks/store.py --json figures.json
+    python benchmarks/store.py --quick --backend both
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -27,7 +32,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -236,20 +241,103 @@ def cli_runs(path: Path, topics: list[str], word: str, runs: int) -> dict:
     return results
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="10,000 papers, 100,000 notes")
-    parser.add_argument("--papers", type=int)
-    parser.add_argument("--notes", type=int)
-    parser.add_argument("--samples", type=int, default=300)
-    parser.add_argument("--cli-runs", type=int, default=7)
-    parser.add_argument("--library", type=Path, help="Keep the library here (default: temp)")
-    parser.add_argument("--reuse", action="store_true", help="Measure an existing --library")
-    parser.add_argument("--json", type=Path, help="Also write the figures as JSON here")
-    args = parser.parse_args()
-    n_papers = args.papers or (10_000 if args.quick else 100_000)
-    n_notes = args.notes or (100_000 if args.quick else 1_000_000)
+def build_pg(url: str, n_papers: int, n_notes: int, seed: int) -> tuple[list[str], list[str], Text]:
+    """`build` on PostgreSQL: papers through `Store.upsert`, notes bulk-loaded with COPY."""
+    rng = random.Random(seed)
+    text = Text(rng)
+    topics = [f"topic-{n:03d}" for n in range(500)]
+    started = time.perf_counter()
+    with open_store(url) as store:
+        for start in range(0, n_papers, 10_000):
+            store.upsert(papers(start, min(10_000, n_papers - start), text, topics))
+        conn = store.conn
+        ids = [row[0] for row in conn.execute("SELECT id FROM records")]
+        print(f"  papers: {len(ids):,} in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+        started = time.perf_counter()
+        stamp = now()
+        with conn.transaction(), conn.cursor() as cursor:
+            with cursor.copy(
+                "COPY notes (uuid, record_id, body, created, updated) FROM STDIN"
+            ) as copy:
+                for _ in range(n_notes):
+                    copy.write_row(
+                        (str(uuid.uuid4()), rng.choice(ids), text.sentence(30), stamp, stamp)
+                    )
+            cursor.executemany(
+                "INSERT INTO personal_tags (record_id, tag, added) VALUES (%s, %s, %s)"
+                " ON CONFLICT DO NOTHING",
+                [
+                    (rid, f"mine-{rng.randrange(50)}", stamp)
+                    for rid in rng.sample(ids, len(ids) // 10)
+                ],
+            )
+        conn.execute("VACUUM ANALYZE")
+        conn.execute("CREATE TABLE IF NOT EXISTS bench_ref (id BIGSERIAL PRIMARY KEY, body TEXT)")
+        print(f"  notes: {n_notes:,} in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    return ids, topics, text
 
+
+def measure_pg(url: str, ids: list[str], topics: list[str], text: Text, samples: int) -> dict:
+    """`measure` on PostgreSQL, with the same operations and its own bare references."""
+    rng = random.Random(7)
+    keys = [f"paper{int(i.split(':')[1]):07d}" for i in rng.sample(ids, samples)]
+    results: dict[str, dict] = {}
+    with open_store(url) as store:
+        conn = store.conn
+        key_iter = iter(keys * 3)
+        results["note add"] = summary(
+            timed(lambda: store.add_note(next(key_iter), text.sentence(30)), samples)
+        )
+
+        def bare_insert_pg() -> None:
+            with conn.transaction():
+                conn.execute("INSERT INTO bench_ref (body) VALUES (%s)", ("x" * 200,))
+
+        results["reference: INSERT + COMMIT"] = summary(timed(bare_insert_pg, samples))
+        words = text.words
+        bands = {
+            "search (common word)": words[:50],
+            "search (mid word)": words[200:1000],
+            "search (rare word)": words[3000:],
+        }
+        all_search: list[float] = []
+        for label, pool in bands.items():
+            times = timed(lambda pool=pool: store.search(rng.choice(pool)), samples // 3)
+            results[label] = summary(times)
+            all_search += times
+        two = timed(
+            lambda: store.search(f"{rng.choice(words[200:1000])} {rng.choice(words[:200])}"),
+            samples // 3,
+        )
+        results["search (two words)"] = summary(two)
+        results["search"] = summary(all_search + two)
+        results["reference: bare tsquery @@ (GIN)"] = summary(
+            timed(
+                lambda: conn.execute(
+                    "SELECT id FROM notes WHERE search @@ to_tsquery('simple', %s) LIMIT 20",
+                    (rng.choice(words[200:1000]),),
+                ).fetchall(),
+                samples,
+            )
+        )
+        results["list --tag"] = summary(
+            timed(lambda: store.entries(Filters(tags=(rng.choice(topics),))), samples)
+        )
+        results["reference: SELECT ids by tag"] = summary(
+            timed(
+                lambda: conn.execute(
+                    "SELECT record_id FROM record_tags WHERE lower(value) = lower(%s)",
+                    (rng.choice(topics),),
+                ).fetchall(),
+                samples,
+            )
+        )
+    return results
+
+
+def run_sqlite(
+    args: argparse.Namespace, n_papers: int, n_notes: int
+) -> tuple[dict, int, int, float]:
     with tempfile.TemporaryDirectory() as tmp:
         path = args.library or Path(tmp) / "bench.sqlite"
         if args.reuse and path.exists():
@@ -263,18 +351,47 @@ def main() -> None:
             conn.execute("CREATE TABLE IF NOT EXISTS bench_ref (id INTEGER PRIMARY KEY, body TEXT)")
         results = measure(path, ids, topics, text, args.samples)
         results.update(cli_runs(path, topics, text.words[500], args.cli_runs))
-        size_mb = sum(p.stat().st_size for p in Path(path).parent.glob(Path(path).name + "*"))
-        size_mb = round(size_mb / 1e6, 1)
+        size = sum(p.stat().st_size for p in Path(path).parent.glob(Path(path).name + "*"))
+    return results, n_papers, n_notes, round(size / 1e6, 1)
 
-    ratios = {
+
+@contextlib.contextmanager
+def postgres(url: str | None) -> Iterator[str]:
+    """The database to measure: `--postgres-url`, else a fresh durable throwaway server."""
+    if url:
+        yield url
+        return
+    sys.path.insert(0, str(ROOT / "tests"))
+    from postgres_server import throwaway
+
+    with throwaway(durable=True) as server:
+        yield server.url
+
+
+def run_pg(args: argparse.Namespace, n_papers: int, n_notes: int) -> tuple[dict, int, int, float]:
+    with postgres(args.postgres_url) as url:
+        print(f"building {n_papers:,} papers and {n_notes:,} notes on PostgreSQL", file=sys.stderr)
+        ids, topics, text = build_pg(url, n_papers, n_notes, seed=1)
+        results = measure_pg(url, ids, topics, text, args.samples)
+        results.update(cli_runs(url, topics, text.words[500], args.cli_runs))  # type: ignore[arg-type]
+        with open_store(url) as store:
+            row = store.conn.execute("SELECT pg_database_size(current_database())").fetchone()
+    return results, n_papers, n_notes, round(row[0] / 1e6, 1)
+
+
+def ratios_of(results: dict) -> dict[str, float]:
+    match = results.get("reference: bare FTS5 MATCH") or results["reference: bare tsquery @@ (GIN)"]
+    return {
         "note add / INSERT+COMMIT": results["note add"]["p50_ms"]
         / results["reference: INSERT + COMMIT"]["p50_ms"],
-        "search / bare MATCH": results["search"]["p50_ms"]
-        / results["reference: bare FTS5 MATCH"]["p50_ms"],
+        "search / bare index match": results["search"]["p50_ms"] / match["p50_ms"],
         "list --tag / bare SELECT": results["list --tag"]["p50_ms"]
         / results["reference: SELECT ids by tag"]["p50_ms"],
     }
-    print(f"\n{n_papers:,} papers, {n_notes:,} notes, library {size_mb} MB")
+
+
+def print_table(backend: str, results: dict, n_papers: int, n_notes: int, size_mb: float) -> None:
+    print(f"\n{backend}: {n_papers:,} papers, {n_notes:,} notes, library {size_mb} MB")
     print(f"{'operation':40} {'p50 ms':>9} {'p95 ms':>9}  target")
     for label, figures in results.items():
         target = TARGETS_MS.get(label)
@@ -287,20 +404,53 @@ def main() -> None:
             else ""
         )
         print(f"{label:40} {figures['p50_ms']:9.3f} {figures['p95_ms']:9.3f}  {verdict}{extra}")
-    for label, ratio in ratios.items():
+    for label, ratio in ratios_of(results).items():
         print(f"ratio {label:34} {ratio:9.2f}x")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="10,000 papers, 100,000 notes")
+    parser.add_argument("--papers", type=int)
+    parser.add_argument("--notes", type=int)
+    parser.add_argument("--samples", type=int, default=300)
+    parser.add_argument("--cli-runs", type=int, default=7)
+    parser.add_argument("--library", type=Path, help="Keep the library here (default: temp)")
+    parser.add_argument("--reuse", action="store_true", help="Measure an existing --library")
+    parser.add_argument("--json", type=Path, help="Also write the figures as JSON here")
+    parser.add_argument(
+        "--backend",
+        choices=["sqlite", "postgresql", "both"],
+        default="sqlite",
+        help="Which store to measure; `both` measures each at the same sizes in one run",
+    )
+    parser.add_argument(
+        "--postgres-url", help="Measure this (empty) database; default: a throwaway server"
+    )
+    args = parser.parse_args()
+    n_papers = args.papers or (10_000 if args.quick else 100_000)
+    n_notes = args.notes or (100_000 if args.quick else 1_000_000)
+    runners = {"sqlite": run_sqlite, "postgresql": run_pg}
+    chosen = list(runners) if args.backend == "both" else [args.backend]
+    figures: dict[str, dict] = {}
+    for backend in chosen:
+        results, papers_n, notes_n, size_mb = runners[backend](args, n_papers, n_notes)
+        print_table(backend, results, papers_n, notes_n, size_mb)
+        figures[backend] = {
+            "papers": papers_n,
+            "notes": notes_n,
+            "size_mb": size_mb,
+            "results": results,
+            "ratios": ratios_of(results),
+        }
+    if len(chosen) > 1:
+        print(f"\n{'p50 ms':24}" + "".join(f"{b:>12}" for b in chosen))
+        for label in ("note add", "search", "list --tag"):
+            row = "".join(f"{figures[b]['results'][label]['p50_ms']:12.3f}" for b in chosen)
+            print(f"{label:24}{row}")
     if args.json:
         args.json.write_text(
-            json.dumps(
-                {
-                    "papers": n_papers,
-                    "notes": n_notes,
-                    "size_mb": size_mb,
-                    "results": results,
-                    "ratios": ratios,
-                },
-                indent=2,
-            )
+            json.dumps(figures if len(chosen) > 1 else figures[chosen[0]], indent=2)
         )
 
 

@@ -77,9 +77,15 @@ def seeds() -> list[Path]:
 
 
 @pytest.fixture
-def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Result]:
+def library_location(tmp_path: Path) -> Path | str:
+    """The library `cli` and `bib_process` use (an area may override it, e.g. with a URL)."""
+    return tmp_path / "library.sqlite"
+
+
+@pytest.fixture
+def cli(library_location: Path | str, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Result]:
     """Run `bib` in-process with a private library and no colour."""
-    monkeypatch.setenv("BIB_LIBRARY", str(tmp_path / "library.sqlite"))
+    monkeypatch.setenv("BIB_LIBRARY", str(library_location))
     monkeypatch.setenv("NO_COLOR", "1")
     runner = CliRunner()
 
@@ -90,9 +96,11 @@ def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Result
 
 
 @pytest.fixture
-def bib_process(tmp_path: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
+def bib_process(
+    tmp_path: Path, library_location: Path | str
+) -> Callable[..., subprocess.CompletedProcess[str]]:
     """Run `bib` as a real process, as a user's shell would."""
-    env = {**os.environ, "BIB_LIBRARY": str(tmp_path / "library.sqlite"), "NO_COLOR": "1"}
+    env = {**os.environ, "BIB_LIBRARY": str(library_location), "NO_COLOR": "1"}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
 
     def run(*args: str, input: str | None = None, cwd: Path | None = None):

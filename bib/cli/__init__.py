@@ -12,7 +12,6 @@ import sys
 import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import click
@@ -47,6 +46,9 @@ COMMANDS: tuple[LazyCommand, ...] = (
     LazyCommand("edit", "bib.cli.records", "edit", "Edit a record in $EDITOR (a new revision)."),
     LazyCommand("export", "bib.cli.library", "export", "Export the library with its annotations."),
     LazyCommand("history", "bib.cli.records", "history", "Show every version a record has had."),
+    LazyCommand(
+        "library", "bib.cli.team", "library_group", "Copy a whole library between backends."
+    ),
     LazyCommand(
         "list", "bib.cli.library", "list_", "List the papers in the library, optionally filtered."
     ),
@@ -174,12 +176,13 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 
 @click.version_option(__version__, "--version", prog_name="bib")
 @click.option(
     "--library",
-    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="PATH|URL",
     envvar="BIB_LIBRARY",
-    help="The annotation library (SQLite file). Default: the user data directory.",
+    help="The library: a SQLite file, or a team library at postgresql://user@host/db. "
+    "Default: library.sqlite in the user data directory.",
 )
 @click.pass_context
-def main(ctx: click.Context, library: Path | None) -> None:
+def main(ctx: click.Context, library: str | None) -> None:
     """Turn conference paper lists, BibTeX and CSL-JSON into tagged references,
     keep reading notes in a local library, and sync it to Zotero.
 

@@ -1,13 +1,21 @@
-"""A real library file per test, stocked through the store API (no readers needed)."""
+"""A real library per test, on each backend (a SQLite file, and a fresh database on a real
+PostgreSQL server), stocked through the store API (no readers needed).
+
+`backend` is parametrized for every test that uses `library`, `store` or `cli`; a test marked
+`sqlite_only` (file modes, PRAGMAs, the SQLite file format) runs on SQLite alone.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import sys
+import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from annotations import SQLiteStore, open_store
+from annotations import Store, open_store
 from bib.record import Author, Link, Record, Tag, TagKind
 
 
@@ -63,14 +71,79 @@ PAPERS = (
 )
 
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from postgres_server import Server, Unavailable, throwaway  # noqa: E402
+
+BACKENDS = ("sqlite", "postgresql")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "backend" in metafunc.fixturenames:
+        marked = metafunc.definition.get_closest_marker
+        chosen = BACKENDS
+        if marked("sqlite_only"):
+            chosen = ("sqlite",)
+        elif marked("postgresql_only"):
+            chosen = ("postgresql",)
+        metafunc.parametrize("backend", chosen, indirect=True)
+
+
+@pytest.fixture(scope="session")
+def postgres_server(unavailable: Callable[[str], Any]) -> Iterator[Server]:
+    """One real PostgreSQL server per test worker (see tests/postgres_server.py)."""
+    try:
+        with throwaway() as server:
+            yield server
+    except Unavailable as exc:
+        unavailable(f"no PostgreSQL server: {exc}")
+
+
 @pytest.fixture
-def library(tmp_path: Path) -> Path:
-    """The path the `cli` fixture uses as BIB_LIBRARY."""
+def backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def pg_database(request: pytest.FixtureRequest) -> Iterator[str]:
+    """A fresh, empty database on the test server; its URL. Dropped afterwards."""
+    import psycopg
+
+    server: Server = request.getfixturevalue("postgres_server")
+    name = f"bib_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(server.url, autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {name}")
+    yield server.database(name)
+    with psycopg.connect(server.url, autocommit=True) as admin:
+        admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@pytest.fixture
+def library(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Any:
+    """Where the `cli` fixture's BIB_LIBRARY points: a file path, or a postgresql:// URL."""
+    if backend == "postgresql":
+        return request.getfixturevalue("pg_database")
     return tmp_path / "library.sqlite"
 
 
 @pytest.fixture
-def store(library: Path) -> Iterator[SQLiteStore]:
+def library_location(library: Any) -> Any:
+    return library
+
+
+RAW_QUERIES = {
+    "sqlite": {"malformed": '"unbalanced', "either": "title:judge OR hypergraphs"},
+    "postgresql": {"malformed": "judge & (", "either": "judge | hypergraphs"},
+}
+"""`search --fts` passes each backend's own syntax through (FTS5 MATCH, to_tsquery)."""
+
+
+@pytest.fixture
+def raw_query(backend: str) -> dict[str, str]:
+    return RAW_QUERIES[backend]
+
+
+@pytest.fixture
+def store(library: Any) -> Iterator[Store]:
     with open_store(library) as opened:
         opened.upsert(PAPERS)
         yield opened

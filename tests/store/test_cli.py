@@ -261,8 +261,10 @@ def test_search_with_no_match_exits_0_and_says_so(cli, store: SQLiteStore) -> No
     assert (result.exit_code, result.stdout, result.stderr) == (0, "", "no matches\n")
 
 
-def test_search_malformed_fts_query_exits_2(cli, store: SQLiteStore) -> None:
-    result = cli("search", "--fts", '"unbalanced')
+def test_search_malformed_fts_query_exits_2(
+    cli, store: SQLiteStore, raw_query: dict[str, str]
+) -> None:
+    result = cli("search", "--fts", raw_query["malformed"])
     assert result.exit_code == 2
     assert result.stderr.startswith("bib: error: malformed search query")
 

@@ -17,6 +17,9 @@ from annotations.sqlite import SQLiteStore
 from bib.errors import BibError
 from bib.record import LinkRole
 
+# Record revisions, removal, attachments and completion are not on PostgreSQL yet.
+pytestmark = pytest.mark.sqlite_only
+
 
 def script_editor(tmp_path: Path, body: str, name: str = "editor.py") -> str:
     """An $EDITOR running `body` (Python, with `path` the file to edit and `text` its

@@ -115,6 +115,7 @@ PREVIOUS = 1
 """The store's schema before full-text search (0002): the previous version a user can have."""
 
 
+@pytest.mark.sqlite_only
 def test_store_written_by_the_previous_schema_migrates_without_loss(library: Path) -> None:
     previous = PREVIOUS
     conn = connect(library, upto=previous)
@@ -158,6 +159,7 @@ def test_store_written_by_the_previous_schema_migrates_without_loss(library: Pat
         assert [h.key for h in upgraded.search("routers")] == ["old2025"]
 
 
+@pytest.mark.sqlite_only
 def test_migration_first_keeps_a_backup_of_the_previous_version(library: Path) -> None:
     previous = PREVIOUS
     conn = connect(library, upto=previous)
@@ -229,6 +231,7 @@ def test_migration_numbers_in_a_folder_are_distinct(tmp_path: Path) -> None:
         migrate.migrations(folder)
 
 
+@pytest.mark.sqlite_only
 def test_library_from_a_newer_bib_is_refused_untouched(library: Path) -> None:
     with open_store(library) as opened:
         opened.conn.execute("PRAGMA user_version = 999")
@@ -267,6 +270,7 @@ OPENER = """
 """
 
 
+@pytest.mark.sqlite_only
 def test_eight_processes_creating_the_same_new_library_at_once(
     library: Path, tmp_path: Path
 ) -> None:
@@ -286,6 +290,7 @@ def test_no_migration_can_cascade_a_delete_onto_notes() -> None:
         assert not re.search(r"ON\s+(DELETE|UPDATE)\s+CASCADE", migration.sql, re.I), migration.name
 
 
+@pytest.mark.sqlite_only
 def test_every_foreign_key_holds_after_a_day_of_use(store: SQLiteStore, papers) -> None:
     note = store.add_note("usmoe2026", "n")
     store.edit_note(note.id, "m")

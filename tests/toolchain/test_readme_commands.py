@@ -16,6 +16,7 @@ CI_RUN = ROOT / ".ci" / "run"
 README = ROOT / "README.md"
 PACKAGES = (
     "texlive-latex-base texlive-latex-recommended texlive-bibtex-extra biber pandoc poppler-utils"
+    " postgresql"
 )
 TOOLS = ("pdflatex", "bibtex", "biber", "pandoc", "pdftotext")
 
@@ -67,9 +68,16 @@ def sandbox(tmp_path: Path, *, tools: bool) -> tuple[Path, dict[str, str]]:
     shutil.copy2(CI_RUN, repo / ".ci" / "run")
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    installs = "".join(
-        f'printf "#!/bin/sh\\n" > "{bin_dir}/{t}"; chmod +x "{bin_dir}/{t}"\n' for t in TOOLS
+    initdb = tmp_path / "postgresql" / "15" / "bin" / "initdb"
+    installs = (
+        "".join(
+            f'printf "#!/bin/sh\\n" > "{bin_dir}/{t}"; chmod +x "{bin_dir}/{t}"\n' for t in TOOLS
+        )
+        + f'mkdir -p "{initdb.parent}"; printf "#!/bin/sh\\n" > "{initdb}"\n'
     )
+    if tools:
+        initdb.parent.mkdir(parents=True)
+        initdb.write_text("#!/bin/sh\n")
     scripts = {
         "python3": FAKE_PYTHON,
         "apt-get": APT_GET + installs,
@@ -94,6 +102,7 @@ def sandbox(tmp_path: Path, *, tools: bool) -> tuple[Path, dict[str, str]]:
         "HOME": str(tmp_path),
         "PYTEST_STATUS": "0",
         "VENV_STATUS": "0",
+        "CI_INITDB_GLOB": str(tmp_path / "postgresql" / "*" / "bin" / "initdb"),
     }
     return repo, env
 
@@ -150,3 +159,11 @@ def test_ci_installs_python3_venv_when_python_lacks_it(tmp_path: Path) -> None:
 def test_ci_fails_when_pytest_fails_or_collects_nothing(tmp_path: Path, status: int) -> None:
     repo, env = sandbox(tmp_path, tools=True)
     assert ci(repo, env, status).returncode == status
+
+
+def test_ci_installs_postgresql_when_only_its_server_binaries_are_missing(tmp_path: Path) -> None:
+    repo, env = sandbox(tmp_path, tools=True)
+    shutil.rmtree(tmp_path / "postgresql")
+    assert ci(repo, env).returncode == 0
+    apt = [line for line in (tmp_path / "log").read_text().splitlines() if line.startswith("apt")]
+    assert apt[-1].startswith(f"apt-get install -y --no-install-recommends {PACKAGES}")
