@@ -1,0 +1,85 @@
+"""The resolve stage: records in, records with what resolving found filled in, out.
+
+Only missing or derived values are filled; a field the user wrote is kept. Every applied
+match leaves its provenance (source, id, score) in the record's note, which the writers put
+in CSL `note`, BibTeX/BibLaTeX `note` and Zotero `extra`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from bib.readers.names import split_name
+from bib.record import Link, LinkRole, Record, evolve
+from bib.resolve.candidate import Candidate
+from bib.resolve.resolver import Resolver
+from bib.resolve.score import Decision, Verdict
+
+PROVENANCE = "Resolved from"
+_PROVENANCE = re.compile(rf"{PROVENANCE} (\S+) (\S+) \(score (\d\.\d+)\)\.")
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """A record after the stage, and the decision that produced it."""
+
+    record: Record
+    decision: Decision
+
+    @property
+    def applied(self) -> bool:
+        return self.decision.verdict is Verdict.RESOLVED
+
+
+def provenance(candidate: Candidate, score: float) -> str:
+    return f"{PROVENANCE} {candidate.source} {candidate.source_id} (score {score:.2f})."
+
+
+def provenance_of(note: str) -> str:
+    """The provenance sentence a resolved record's note carries, or ''."""
+    match = _PROVENANCE.search(note)
+    return match.group(0) if match else ""
+
+
+def apply(record: Record, candidate: Candidate, score: float) -> Record:
+    """The record with the candidate's values where the record has none or a derived one."""
+    changes: dict[str, object] = {}
+    if candidate.title and (record.title_derived or not record.title):
+        changes["title"] = candidate.title
+        changes["title_derived"] = False
+    if candidate.authors and not record.authors:
+        changes["authors"] = tuple(split_name(name) for name in candidate.authors if name.strip())
+    if candidate.doi and not record.doi:
+        changes["doi"] = candidate.doi
+    if candidate.arxiv_id and not record.arxiv_id:
+        changes["arxiv_id"] = candidate.arxiv_id
+    if candidate.year and not record.year:
+        changes["year"] = candidate.year
+    if candidate.venue and not record.venue and candidate.source != "arxiv":
+        changes["venue"] = candidate.venue
+    if candidate.url and not record.urls(LinkRole.PAPER):
+        changes["links"] = (Link(candidate.url, LinkRole.PAPER), *record.links)
+    if not provenance_of(record.note):
+        note = provenance(candidate, score)
+        changes["note"] = f"{record.note.rstrip()} {note}".strip() if record.note else note
+    return evolve(record, **changes)
+
+
+def resolve_records(records: Iterable[Record], resolver: Resolver) -> list[Outcome]:
+    """Each record resolved once per unique paper (records sharing an id share the decision);
+    only resolved decisions change a record, ambiguous ones are returned for review."""
+    decided: dict[str, Decision] = {}
+    outcomes = []
+    for record in records:
+        if record.id not in decided:
+            decided[record.id] = resolver.resolve(record)
+        decision = decided[record.id]
+        if decision.verdict is Verdict.RESOLVED and decision.best is not None:
+            outcomes.append(
+                Outcome(apply(record, decision.best.candidate, decision.best.score), decision)
+            )
+        else:
+            outcomes.append(Outcome(record, decision))
+    return outcomes
