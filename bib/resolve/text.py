@@ -17,8 +17,10 @@ STOPWORDS = frozenset(_STOPWORDS.split())
 
 def normalize(text: str) -> str:
     """Lower-case words joined by single spaces: markup, accents and punctuation removed."""
-    text = unicodedata.normalize("NFKD", _MARKUP.sub(" ", text))
-    text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    text = _MARKUP.sub(" ", text)
+    if not text.isascii():
+        text = unicodedata.normalize("NFKD", text)
+        text = "".join(ch for ch in text if not unicodedata.combining(ch))
     return " ".join(_WORD.findall(text.casefold()))
 
 
