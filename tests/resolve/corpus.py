@@ -68,12 +68,14 @@ def sentences(text: str) -> list[str]:
     return [s for s in _SENTENCE.split(" ".join(text.split())) if s]
 
 
+def synonyms(text: str) -> str:
+    return " ".join(SYNONYMS.get(w, w) if w.islower() else w for w in text.split(" "))
+
+
 def reword(abstract: str) -> str:
     """An arXiv-style version of an abstract: synonyms, and the last sentence dropped."""
     parts = sentences(abstract)
-    kept = parts[:-1] if len(parts) > 3 else parts
-    words = " ".join(kept).split(" ")
-    return " ".join(SYNONYMS.get(w.lower(), w) if w.islower() else w for w in words)
+    return synonyms(" ".join(parts[:-1] if len(parts) > 3 else parts))
 
 
 def title_of(abstract: str) -> str:
