@@ -20,6 +20,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "bib.cli.convert",
     "bib.cli.library",
     "bib.cli.notes",
+    "bib.cli.resolve",
     "bib.cli.sync",
     "bib.cli.tags",
 )
