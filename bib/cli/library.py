@@ -217,7 +217,7 @@ def show(ctx: click.Context, key: str, as_json: bool) -> None:
     if as_json:
         echo_json(entry_json(entry, full=True))
         return
-    from bib.resolve.stage import provenance_of
+    from bib.resolve.provenance import provenance_of
 
     record = entry.record
     lines = [f"{record.key}: {record.title}" + (" (derived title)" if record.title_derived else "")]

@@ -10,10 +10,11 @@ import click
 
 from bib.record import Record
 from bib.resolve.identifier import fetch_record, looks_like_identifier
+from bib.resolve.provenance import provenance_of
 from bib.resolve.score import Decision, Verdict
 from bib.resolve.session import open_session
 from bib.resolve.sources import REGISTRY
-from bib.resolve.stage import Outcome, apply, provenance_of, resolve_records
+from bib.resolve.stage import Outcome, apply, resolve_records
 
 
 def identifier_records(

@@ -7,18 +7,15 @@ in CSL `note`, BibTeX/BibLaTeX `note` and Zotero `extra`.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from bib.readers.names import split_name
 from bib.record import Link, LinkRole, Record, evolve
 from bib.resolve.candidate import Candidate
+from bib.resolve.provenance import provenance_of, sentence
 from bib.resolve.resolver import Resolver
 from bib.resolve.score import Decision, Verdict
-
-PROVENANCE = "Resolved from"
-_PROVENANCE = re.compile(rf"{PROVENANCE} (\S+) (\S+) \(score (\d\.\d+)\)\.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,13 +31,7 @@ class Outcome:
 
 
 def provenance(candidate: Candidate, score: float) -> str:
-    return f"{PROVENANCE} {candidate.source} {candidate.source_id} (score {score:.2f})."
-
-
-def provenance_of(note: str) -> str:
-    """The provenance sentence a resolved record's note carries, or ''."""
-    match = _PROVENANCE.search(note)
-    return match.group(0) if match else ""
+    return sentence(candidate.source, candidate.source_id, score)
 
 
 def apply(record: Record, candidate: Candidate, score: float) -> Record:
