@@ -12,13 +12,14 @@ import json
 import re
 import unicodedata
 import uuid
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, NamedTuple
 
 import jsonschema
 
 import schema
 from annotations.store import Entry, Note, Status
+from bib import strict_json
 from bib.errors import BibError
 from bib.record import Record
 
@@ -109,10 +110,7 @@ def validate(data: Any, path: str) -> None:
 
 
 def read_json(text: str, path: str) -> dict[str, Any]:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise BibError(f"invalid JSON: {exc.msg}", path, exc.lineno) from None
+    data: dict[str, Any] = strict_json.loads(text, path)
     validate(data, path)
     return data
 
@@ -196,6 +194,30 @@ def edited_since_export(text: str) -> bool:
     if match is None:
         return True
     return _digest(text[: match.start()] + text[match.end() :]) != match.group(1)
+
+
+class MarkdownPlan(NamedTuple):
+    """Which files of a markdown export to write and which to keep (edited by the user)."""
+
+    write: dict[str, str]
+    kept: list[str]
+
+
+def markdown_plan(
+    files: Mapping[str, str], existing: Callable[[str], str | None], *, force: bool
+) -> MarkdownPlan:
+    """Split `files` (name -> text) into those to write and those the user edited since
+    `bib` wrote them, which are kept unless `force`; `existing(name)` reads the file there
+    now (None when there is none)."""
+    write: dict[str, str] = {}
+    kept: list[str] = []
+    for name, text in files.items():
+        current = None if force else existing(name)
+        if current is not None and current != text and edited_since_export(current):
+            kept.append(name)
+        else:
+            write[name] = text
+    return MarkdownPlan(write, kept)
 
 
 # W3C Web Annotation Data Model

@@ -15,7 +15,7 @@ from importlib import resources
 from importlib.abc import Traversable
 from pathlib import Path
 
-from bib.errors import OperationError
+from bib.errors import BibError, OperationError
 
 _NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 
@@ -114,7 +114,7 @@ def apply(
     shipped = migrations(source)
     newest = shipped[-1].number if shipped else 0
     if current > newest:
-        raise OperationError(
+        raise BibError(
             f"the library uses schema version {current}, newer than this bib knows ({newest}); "
             "upgrade bib"
         )

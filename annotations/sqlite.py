@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import difflib
+import json
 import os
 import random
 import re
@@ -25,17 +26,22 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from annotations import codec, migrate
+from annotations.names import check_key, check_tag
 from annotations.store import (
     MARK,
+    Attachment,
     Entry,
+    FieldConflict,
     Filters,
     Hit,
     ImportReport,
     Note,
     NotesImportReport,
+    RecordRevision,
     Revision,
     Status,
 )
+from annotations.sync_state import RowId, SQLiteSyncTables, SyncRow
 from bib.errors import BibError, OperationError
 from bib.record import Record
 
@@ -52,8 +58,22 @@ EXPORT_FORMAT = "bib-annotations"
 EXPORT_VERSION = 1
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-_KEY = re.compile(r"^[A-Za-z0-9_:.+/-]+$")
-_TAG = re.compile(r"^[^\s,{}\\#]+$")
+EDITABLE = tuple(
+    f.name for f in dataclasses.fields(Record) if f.name not in ("id", "key", "sources")
+)
+"""The Record fields `bib edit` and `bib set` change."""
+
+PER_RECORD_TABLES = (
+    "notes",
+    "reading",
+    "personal_tags",
+    "record_tags",
+    "key_aliases",
+    "record_revisions",
+    "attachments",
+)
+"""Tables whose rows belong to one record (`record_id`), deleted with it by a purge."""
+
 _NOTE_COLUMNS = "n.id, n.uuid, n.record_id, r.key, n.body, n.created, n.updated, n.deleted_at"
 
 
@@ -96,16 +116,62 @@ def create_private(path: Path) -> None:
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
 
 
+def _tighten(path: Path) -> None:
+    """A library (and its -wal/-shm) readable by others is made private again: notes are
+    personal, and an older bib or a copy may have left the file 0644."""
+    for part in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        with contextlib.suppress(OSError):
+            mode = part.stat().st_mode
+            if mode & 0o077:
+                os.chmod(part, mode & 0o700)
+
+
+def _writable(place: Path) -> bool:
+    """Whether `place` takes writes: permissions, and a file system not mounted read-only."""
+    if not os.access(place, os.W_OK):
+        return False
+    try:
+        return not os.statvfs(place).f_flag & os.ST_RDONLY
+    except OSError:
+        return True
+
+
+def _read_only(path: Path) -> bool:
+    """Whether an existing library can only be read here: the file, or its folder (where
+    SQLite keeps the -wal and -shm files), refuses writes."""
+    return path.exists() and not (_writable(path) and _writable(path.parent))
+
+
+def _open(path: Path | str, read_only: bool) -> sqlite3.Connection:
+    target, uri = str(path), False
+    if read_only:
+        # Where SQLite cannot create its -shm file nobody can write the library, so it need
+        # not look for writers (immutable).
+        immutable = "" if _writable(Path(path).parent) else "&immutable=1"
+        target, uri = f"{Path(path).resolve().as_uri()}?mode=ro{immutable}", True
+    return sqlite3.connect(
+        target,
+        timeout=BUSY_TIMEOUT_MS / 1000,
+        isolation_level=None,
+        check_same_thread=False,
+        uri=uri,
+    )
+
+
 def connect(
     path: Path | str, *, upto: int | None = None, migrations: Path | None = None
 ) -> sqlite3.Connection:
     """Open (creating and migrating when needed) a library; `upto` stops migrations early;
-    `migrations` is another folder of migrations (default: the shipped ones)."""
-    if str(path) != ":memory:":
+    `migrations` is another folder of migrations (default: the shipped ones).
+
+    A library on a place that refuses writes opens read-only: listing, showing, searching and
+    exporting work, and a change fails with one line."""
+    memory = str(path) == ":memory:"
+    read_only = not memory and _read_only(Path(path))
+    if not memory and not read_only:
         create_private(Path(path))
-    conn = sqlite3.connect(
-        str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
-    )
+        _tighten(Path(path))
+    conn = _open(path, read_only)
     try:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS:d}")
         conn.execute("PRAGMA foreign_keys = ON")
@@ -113,13 +179,20 @@ def connect(
         # A page cache big enough for the search index of a large library (allocated only
         # as used); not mmap, which turns an I/O error into SIGBUS instead of an error.
         conn.execute(f"PRAGMA cache_size = {-CACHE_KIB:d}")
-        if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
-            _retry(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone(), "enabling WAL")
         current = migrate.user_version(conn)
         if current > migrate.latest(migrations):
             migrate.apply(conn, source=migrations)  # raises: written by a newer bib
+        if read_only:
+            if migrate.pending(conn, upto=upto, source=migrations):
+                raise OperationError(
+                    f"the library is read-only here and needs a schema upgrade (it has version "
+                    f"{current}); open it once where it can be written"
+                )
+            return conn
+        if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+            _retry(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone(), "enabling WAL")
         if migrate.pending(conn, upto=upto, source=migrations):
-            if current > 0 and str(path) != ":memory:":
+            if current > 0 and not memory:
                 backup_to(conn, Path(f"{path}.schema-{current}.bak"))
             _retry(lambda: conn.execute("BEGIN IMMEDIATE"), "migrating")
             try:
@@ -132,6 +205,19 @@ def connect(
         conn.close()
         raise
     return conn
+
+
+def _is_live_file(dest: Path, library: Path) -> bool:
+    """Whether `dest`, links followed, is the library file or one of SQLite's files beside it."""
+    live = [library, Path(f"{library}-wal"), Path(f"{library}-shm"), Path(f"{library}-journal")]
+    target = dest.resolve()
+    for path in live:
+        if target == path.resolve():
+            return True
+        with contextlib.suppress(OSError):
+            if dest.exists() and path.exists() and os.path.samefile(dest, path):
+                return True
+    return False
 
 
 def backup_to(conn: sqlite3.Connection, dest: Path) -> None:
@@ -238,26 +324,40 @@ class SQLiteStore:
             keys.update(row[0] for row in conn.execute("SELECT alias FROM key_aliases"))
         return keys
 
-    def upsert(self, records: Iterable[Record]) -> ImportReport:
+    def upsert(self, records: Iterable[Record], *, restore: bool = False) -> ImportReport:
         """Store records by id in one transaction: new ones keep their key, known ones keep theirs.
 
         An update never empties a field the stored record had, and never replaces a real
-        title with a derived one; annotations are untouched.
+        title with a derived one; a field the user edited keeps the user's value (another
+        incoming value is reported as a conflict); a removed record stays removed unless
+        `restore`; annotations are untouched.
         """
         report = ImportReport()
         with self.transaction() as conn:
             for record in records:
-                row = conn.execute("SELECT key, data FROM records WHERE id = ?", (record.id,))
+                row = conn.execute(
+                    "SELECT key, data, deleted_at, user_fields FROM records WHERE id = ?",
+                    (record.id,),
+                )
                 found = row.fetchone()
                 if found is None:
                     report.new.append(self._insert(conn, record))
                     continue
-                key, data = found
+                key, data, deleted_at, user_fields = found
+                if deleted_at is not None:
+                    if not restore:
+                        report.removed.append(key)
+                        continue
+                    conn.execute("UPDATE records SET deleted_at = NULL WHERE id = ?", (record.id,))
+                    report.restored.append(key)
                 stored = codec.loads(data)
                 merged = _merge(stored, dataclasses.replace(record, key=key))
+                merged, conflicts = _keep_user_fields(stored, merged, codec.json_list(user_fields))
+                report.conflicts.extend(conflicts)
                 if _comparable(merged) == _comparable(stored):
                     report.unchanged.append(key)
                     continue
+                self._keep_revision(conn, record.id, "import")
                 self._write_record(conn, merged, update=True)
                 report.updated.append(key)
         return report
@@ -331,7 +431,8 @@ class SQLiteStore:
             ).fetchone()
         if row is None:
             raise self._unknown_key(conn, key)
-        return row
+        record_id, current, data = row
+        return str(record_id), str(current), str(data)
 
     @staticmethod
     def _unknown_key(conn: sqlite3.Connection, key: str) -> BibError:
@@ -353,8 +454,7 @@ class SQLiteStore:
 
     def rekey(self, old: str, new: str) -> Record:
         """Give a record a new key on purpose; the old key stays as an alias that resolves."""
-        if not _KEY.match(new):
-            raise BibError(f"invalid citation key '{new}': use letters, digits and _:.+/-")
+        check_key(new)
         with self.transaction() as conn:
             record_id, current, data = self._record_row(conn, old)
             if new == current:
@@ -393,8 +493,8 @@ class SQLiteStore:
         self, conn: sqlite3.Connection, where: str, params: Sequence[Any], *, full: bool
     ) -> list[Entry]:
         rows = conn.execute(
-            "SELECT r.id, r.key, r.data, r.added, r.updated, g.rating,"
-            " coalesce(g.status, 'unread'),"
+            "SELECT r.id, r.key, r.data, r.added, r.updated, r.deleted_at, r.user_fields,"
+            " g.rating, coalesce(g.status, 'unread'),"
             " (SELECT group_concat(tag, char(31)) FROM"
             "   (SELECT tag FROM personal_tags WHERE record_id = r.id ORDER BY tag)),"
             " (SELECT count(*) FROM notes WHERE record_id = r.id AND deleted_at IS NULL)"
@@ -403,11 +503,22 @@ class SQLiteStore:
             params,
         ).fetchall()
         result = []
-        for record_id, key, data, added, updated, rating, status, tags, count in rows:
+        for row in rows:
+            record_id, key, data, added, updated, deleted_at, user_fields = row[:7]
+            rating, status, tags, count = row[7:]
             record = codec.loads(data, key=key)
             aliases: tuple[str, ...] = ()
             notes: tuple[Note, ...] = ()
+            attachments: tuple[Attachment, ...] = ()
             if full:
+                attachments = tuple(
+                    Attachment(path, bool(copied), stamp)
+                    for path, copied, stamp in conn.execute(
+                        "SELECT path, copied, added FROM attachments WHERE record_id = ?"
+                        " ORDER BY id",
+                        (record_id,),
+                    )
+                )
                 aliases = tuple(
                     r[0]
                     for r in conn.execute(
@@ -429,9 +540,128 @@ class SQLiteStore:
                     note_count=count,
                     added=added,
                     updated=updated,
+                    deleted_at=deleted_at,
+                    user_fields=tuple(codec.json_list(user_fields)),
+                    attachments=attachments,
                 )
             )
         return result
+
+    def complete_keys(self, prefix: str, *, limit: int = 200) -> list[str]:
+        """Keys and aliases of live records starting with `prefix` (any case), for the shell:
+        one indexed query, no record is decoded."""
+        pattern = re.sub(r"([\\%_])", r"\\\1", prefix) + "%"
+        with self._read() as conn:
+            rows = conn.execute(
+                "SELECT key FROM records WHERE key LIKE ? ESCAPE '\\' AND deleted_at IS NULL"
+                " UNION SELECT a.alias FROM key_aliases a JOIN records r ON r.id = a.record_id"
+                " WHERE a.alias LIKE ? ESCAPE '\\' AND r.deleted_at IS NULL ORDER BY 1 LIMIT ?",
+                (pattern, pattern, limit),
+            )
+            return [row[0] for row in rows]
+
+    # Record revisions, removal, attachments
+
+    def edit_record(self, key: str, record: Record, *, origin: str = "edit") -> Entry:
+        """Store `record` as the new version of the record `key` names, keeping the old one as
+        a revision; every field it changes becomes the user's (imports never overwrite it).
+
+        The id, key and sources stay the stored ones: a key change goes through `rekey`.
+        """
+        with self.transaction() as conn:
+            record_id, current, data = self._record_row(conn, key)
+            stored = codec.loads(data, key=current)
+            incoming = dataclasses.replace(
+                record, id=stored.id, key=current, sources=stored.sources
+            )
+            changed = [
+                name for name in EDITABLE if getattr(stored, name) != getattr(incoming, name)
+            ]
+            if changed:
+                self._keep_revision(conn, record_id, origin)
+                self._write_record(conn, incoming, update=True)
+                (user_fields,) = conn.execute(
+                    "SELECT user_fields FROM records WHERE id = ?", (record_id,)
+                ).fetchone()
+                names = sorted({*codec.json_list(user_fields), *changed})
+                conn.execute(
+                    "UPDATE records SET user_fields = ? WHERE id = ?",
+                    (json.dumps(names), record_id),
+                )
+            return self._entries(conn, "r.id = ?", [record_id], full=True)[0]
+
+    @staticmethod
+    def _keep_revision(conn: sqlite3.Connection, record_id: str, origin: str) -> None:
+        """Copy the record's current version into its revisions, before it is replaced."""
+        conn.execute(
+            "INSERT INTO record_revisions (record_id, data, created, replaced, origin)"
+            " SELECT id, data, updated, ?, ? FROM records WHERE id = ?",
+            (now(), origin, record_id),
+        )
+
+    def record_history(self, key: str) -> list[RecordRevision]:
+        """Every version of a record, oldest first; the current one last."""
+        with self._read() as conn:
+            record_id, current, data = self._record_row(conn, key)
+            rows = conn.execute(
+                "SELECT data, created, replaced, origin FROM record_revisions"
+                " WHERE record_id = ? ORDER BY id",
+                (record_id,),
+            ).fetchall()
+            (updated,) = conn.execute(
+                "SELECT updated FROM records WHERE id = ?", (record_id,)
+            ).fetchone()
+        versions = [
+            RecordRevision(number, codec.loads(text, key=current), created, replaced, origin)
+            for number, (text, created, replaced, origin) in enumerate(rows, 1)
+        ]
+        versions.append(RecordRevision(len(rows) + 1, codec.loads(data, key=current), updated))
+        return versions
+
+    def remove(self, keys: Sequence[str]) -> list[str]:
+        """Soft-delete records (notes, ratings and tags kept); their current keys."""
+        return self._set_deleted(keys, now())
+
+    def restore(self, keys: Sequence[str]) -> list[str]:
+        """Bring removed records back; their current keys."""
+        return self._set_deleted(keys, None)
+
+    def _set_deleted(self, keys: Sequence[str], stamp: str | None) -> list[str]:
+        done = []
+        with self.transaction() as conn:
+            for key in keys:
+                record_id, current, _ = self._record_row(conn, key)
+                conn.execute("UPDATE records SET deleted_at = ? WHERE id = ?", (stamp, record_id))
+                done.append(current)
+        return done
+
+    def purge(self, keys: Sequence[str]) -> list[str]:
+        """Delete records for good, with everything the user added to them."""
+        done = []
+        with self.transaction() as conn:
+            for key in keys:
+                record_id, current, _ = self._record_row(conn, key)
+                conn.execute(
+                    "DELETE FROM note_revisions WHERE note_id IN"
+                    " (SELECT id FROM notes WHERE record_id = ?)",
+                    (record_id,),
+                )
+                for table in PER_RECORD_TABLES:
+                    conn.execute(f"DELETE FROM {table} WHERE record_id = ?", (record_id,))
+                conn.execute("DELETE FROM records WHERE id = ?", (record_id,))
+                done.append(current)
+        return done
+
+    def attach(self, key: str, path: str, *, copied: bool = False) -> Attachment:
+        with self.transaction() as conn:
+            record_id = self._record_row(conn, key)[0]
+            stamp = now()
+            conn.execute(
+                "INSERT INTO attachments (record_id, path, copied, added) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (record_id, path) DO UPDATE SET copied = excluded.copied",
+                (record_id, path, int(copied), stamp),
+            )
+        return Attachment(path, copied, stamp)
 
     # Notes
 
@@ -551,9 +781,8 @@ class SQLiteStore:
             return self._entries(conn, "r.id = ?", [record_id], full=False)[0]
 
     def tag(self, key: str, add: Sequence[str], remove: Sequence[str]) -> Entry:
-        for tag in (*add, *remove):
-            if not _TAG.match(tag):
-                raise BibError(f"invalid tag '{tag}': no spaces, commas, braces, # or backslashes")
+        for tag in add:
+            check_tag(tag)
         with self.transaction() as conn:
             record_id, _, data = self._record_row(conn, key)
             stamp = now()
@@ -603,6 +832,7 @@ class SQLiteStore:
                 f" snippet(records_fts, 2, '{start}', '{end}', '…', 16)"
                 " FROM records_fts f JOIN records r ON r.num = f.rowid"
                 " WHERE records_fts MATCH ? AND rank MATCH 'bm25(10.0, 1.0, 5.0)'"
+                " AND r.deleted_at IS NULL"
                 " ORDER BY rank LIMIT ?",
                 (match, limit),
             )
@@ -612,7 +842,8 @@ class SQLiteStore:
                 f" snippet(notes_fts, 0, '{start}', '{end}', '…', 16)"
                 " FROM notes_fts f JOIN notes n ON n.id = f.rowid"
                 " JOIN records r ON r.id = n.record_id"
-                " WHERE notes_fts MATCH ? AND n.deleted_at IS NULL ORDER BY rank LIMIT ?",
+                " WHERE notes_fts MATCH ? AND n.deleted_at IS NULL AND r.deleted_at IS NULL"
+                " ORDER BY rank LIMIT ?",
                 (match, limit),
             )
         if isinstance(records, Exception) and isinstance(notes, Exception):
@@ -739,7 +970,7 @@ class SQLiteStore:
     ) -> str:
         row = conn.execute("SELECT id FROM records WHERE id = ?", (paper["id"],)).fetchone()
         if row is not None:
-            return row[0]
+            return str(row[0])
         if "record" not in paper:
             raise BibError(
                 f"paper {paper['key']} ({paper['id']}) is not in the library and the file "
@@ -839,11 +1070,37 @@ class SQLiteStore:
     # Safety
 
     def backup(self, dest: Path) -> None:
-        """Write a consistent copy with SQLite's online backup API, then rename it into place."""
-        backup_to(self.conn, Path(dest))
+        """Write a consistent copy with SQLite's online backup API, then rename it into place.
+
+        The live library and its -wal and -shm files are never a destination: renaming a copy
+        over them would lose what the write-ahead log still holds."""
+        dest = Path(dest)
+        if self.path is not None and _is_live_file(dest, self.path):
+            raise BibError("is the live library (or its -wal/-shm file); back up elsewhere", dest)
+        backup_to(self.conn, dest)
 
     def integrity(self) -> str:
         return str(self.conn.execute("PRAGMA integrity_check").fetchone()[0])
+
+    # Zotero sync state: the SQL lives in annotations/sync_state.py
+
+    def sync_library_version(self, library: str) -> int:
+        return SQLiteSyncTables(self.conn).library_version(library)
+
+    def set_sync_library_version(self, library: str, version: int) -> None:
+        SQLiteSyncTables(self.conn).set_library_version(library, version)
+
+    def sync_rows(self, library: str) -> dict[RowId, SyncRow]:
+        return SQLiteSyncTables(self.conn).rows(library)
+
+    def sync_pushed(self, library: str, ids: list[RowId]) -> dict[RowId, dict[str, Any]]:
+        return SQLiteSyncTables(self.conn).pushed(library, ids)
+
+    def save_sync_rows(self, library: str, rows: list[SyncRow]) -> None:
+        SQLiteSyncTables(self.conn).save(library, rows)
+
+    def forget_sync_rows(self, library: str, rows: list[SyncRow]) -> None:
+        SQLiteSyncTables(self.conn).forget(library, rows)
 
 
 def _fts_rows(
@@ -889,6 +1146,8 @@ def _where(filters: Filters) -> tuple[str, list[Any]]:
     if filters.venue:
         clauses.append("r.venue = ? COLLATE NOCASE")
         params.append(filters.venue)
+    if filters.deleted is not None:
+        clauses.append("r.deleted_at IS NOT NULL" if filters.deleted else "r.deleted_at IS NULL")
     return " AND ".join(clauses) or "1", params
 
 
@@ -954,6 +1213,32 @@ def _merge(stored: Record, incoming: Record) -> Record:
         keep["title_derived"] = False
     keep["sources"] = tuple(dict.fromkeys((*stored.sources, *incoming.sources)))
     return dataclasses.replace(incoming, **keep)
+
+
+def _keep_user_fields(
+    stored: Record, merged: Record, user_fields: Sequence[str]
+) -> tuple[Record, list[FieldConflict]]:
+    """`merged` with the user's value of every field the user edited, and the conflicts:
+    the fields where the import brought another value."""
+    keep = {
+        name: getattr(stored, name)
+        for name in user_fields
+        if name in EDITABLE and getattr(merged, name) != getattr(stored, name)
+    }
+    conflicts = [
+        FieldConflict(stored.key, name, _plain(value), _plain(getattr(merged, name)))
+        for name, value in keep.items()
+    ]
+    return dataclasses.replace(merged, **keep), conflicts
+
+
+def _plain(value: object) -> Any:
+    """A field value as JSON-ready data, for conflict reports."""
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {k: _plain(v) for k, v in dataclasses.asdict(value).items()}
+    return value if value is None or isinstance(value, (str, int, bool)) else str(value)
 
 
 def _comparable(record: Record) -> dict[str, Any]:

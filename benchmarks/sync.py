@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 from annotations import open_store  # noqa: E402
 from annotations.sync_state import SyncState  # noqa: E402
 from bib.record import Author, Record, Tag, TagKind  # noqa: E402
-from bib.zotero import mapping, sync  # noqa: E402
+from bib.zotero import mapping, pull, sync  # noqa: E402
 from bib.zotero.client import Credentials, Secret, ZoteroClient  # noqa: E402
 
 SEEDS = ROOT / "seeds" if (ROOT / "seeds").is_dir() else Path("/work/shared/seeds")
@@ -92,16 +92,38 @@ def cpu_seconds(pid: int) -> float:
 def run(
     records: list[mapping.Paper], server: dict[str, str], db: Path
 ) -> tuple[float, object, float]:
+    """One two-way sync (pull, then push) as `bib sync zotero` runs it; requests counted."""
     credentials = Credentials(Secret(server["key"]), server["user_id"], "user")
     client = ZoteroClient(credentials, endpoint=server["url"], timeout=30)
     name = sync.library_id(server["url"], "user", server["user_id"])
     with open_store(db) as store:
-        state = SyncState(store.conn, name)
+        if not store.count():
+            store.upsert(p.record for p in records)
+        state = SyncState(store, name)
         started, thread_cpu = time.perf_counter(), time.thread_time()
+        pulled = pull.pull(store, client, state)
         report = sync.sync(records, client, state, sync.SyncOptions())
+        state.set_library_version(pulled.library_version)
+        report.requests = client.counts.total
+        report.writes = client.counts.writes
         elapsed, thread_cpu = time.perf_counter() - started, time.thread_time() - thread_cpu
     client.close()
     return elapsed, report, thread_cpu
+
+
+def edit_remotely(server: dict[str, str], count: int) -> None:
+    """Change the title of `count` items as a Zotero client would (PATCH with the version)."""
+    import httpx2
+
+    headers = {"Zotero-API-Key": server["key"], "Zotero-API-Version": "3"}
+    base = f"{server['url']}/users/{server['user_id']}"
+    with httpx2.Client(headers=headers, trust_env=False, timeout=30) as http:
+        versions = http.get(f"{base}/items/top", params={"format": "versions"}).json()
+        for key in sorted(versions)[:count]:
+            http.patch(
+                f"{base}/items/{key}",
+                json={"title": f"Edited in Zotero {key}", "version": versions[key]},
+            ).raise_for_status()
 
 
 def main() -> None:
@@ -122,6 +144,9 @@ def main() -> None:
             server_cpu = cpu_seconds(process.pid) - server_cpu
             client_cpu = time.process_time() - client_cpu
             again_time, again, _ = run(records, server, db)
+            run(records, server, db)  # stores the library version after our own writes
+            edit_remotely(server, 100)
+            edits_time, edits, _ = run(records, server, db)
     finally:
         process.terminate()
         process.wait()
@@ -155,6 +180,10 @@ def main() -> None:
         f"no-op sync:  {again.requests} requests ({again.writes} writes), wall "
         f"{again_time:.2f} s vs {again.requests * args.latency:.2f} s: ratio "
         f"{again_time / (again.requests * args.latency):.2f}"
+    )
+    print(
+        f"pull of 100 remote edits: {edits.requests} requests ({edits.writes} writes), "
+        f"wall {edits_time:.2f} s"
     )
     print(f"created: {first.created}, failed: {len(first.failures)}")
 

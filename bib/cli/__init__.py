@@ -7,38 +7,170 @@ status (2 for bad input or usage, 1 for a failed operation); nothing else prints
 from __future__ import annotations
 
 import importlib
+import os
 import sys
+import traceback
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import click
+from click.shell_completion import CompletionItem
 
-from bib import __version__
-from bib.errors import BibError
+from bib import __version__, failures
 
-COMMAND_MODULES: tuple[str, ...] = (
-    "bib.cli.convert",
-    "bib.cli.library",
-    "bib.cli.notes",
-    "bib.cli.resolve",
-    "bib.cli.sync",
-    "bib.cli.tags",
+
+@dataclass(frozen=True, slots=True)
+class LazyCommand:
+    """A command known by name and one-line help, imported only when it runs (or is asked for
+    its own `--help`), so that `bib --help` and light commands start at once."""
+
+    name: str
+    module: str
+    attr: str
+    help: str
+
+
+COMMANDS: tuple[LazyCommand, ...] = (
+    LazyCommand(
+        "add", "bib.cli.library", "add", "Import paper lists, BibTeX or CSL-JSON into the library."
+    ),
+    LazyCommand("backup", "bib.cli.library", "backup", "Write a consistent copy of the library."),
+    LazyCommand(
+        "convert",
+        "bib.cli.convert",
+        "convert",
+        "Convert paper lists, BibTeX and CSL-JSON into BibTeX, BibLaTeX or CSL-JSON.",
+    ),
+    LazyCommand("attach", "bib.cli.records", "attach", "Record a local file (a PDF) of a paper."),
+    LazyCommand("edit", "bib.cli.records", "edit", "Edit a record in $EDITOR (a new revision)."),
+    LazyCommand("export", "bib.cli.library", "export", "Export the library with its annotations."),
+    LazyCommand("history", "bib.cli.records", "history", "Show every version a record has had."),
+    LazyCommand(
+        "list", "bib.cli.library", "list_", "List the papers in the library, optionally filtered."
+    ),
+    LazyCommand("note", "bib.cli.notes", "note", "Write, list, edit and delete notes on a paper."),
+    LazyCommand("notes", "bib.cli.notes", "notes", "Export all notes or import a JSON export."),
+    LazyCommand("open", "bib.cli.records", "open_", "Open a paper's PDF, DOI, arXiv page or URL."),
+    LazyCommand("rate", "bib.cli.library", "rate", "Rate a paper from 1 to 5."),
+    LazyCommand(
+        "rekey",
+        "bib.cli.library",
+        "rekey",
+        "Change a paper's citation key; the old key stays an alias.",
+    ),
+    LazyCommand(
+        "resolve",
+        "bib.cli.resolve",
+        "resolve",
+        "Find real titles, authors and ids on OpenReview, arXiv, Semantic Scholar.",
+    ),
+    LazyCommand(
+        "restore", "bib.cli.records", "restore", "Bring back papers removed with `bib rm`."
+    ),
+    LazyCommand(
+        "revert", "bib.cli.records", "revert", "Make an earlier version of a record current."
+    ),
+    LazyCommand("rm", "bib.cli.records", "rm", "Remove papers (softly; --purge for good)."),
+    LazyCommand(
+        "search",
+        "bib.cli.library",
+        "search",
+        "Search titles, abstracts, tags and notes; best matches first.",
+    ),
+    LazyCommand(
+        "show", "bib.cli.library", "show", "Show a paper with its tags, rating, status and notes."
+    ),
+    LazyCommand("set", "bib.cli.records", "set_", "Set fields of a record: FIELD=VALUE ..."),
+    LazyCommand("status", "bib.cli.library", "status", "Set a paper's reading status."),
+    LazyCommand("sync", "bib.cli.sync", "sync_group", "Sync the library with reference managers."),
+    LazyCommand("tag", "bib.cli.library", "tag", "Add (+TAG) and remove (-TAG) personal tags."),
+    LazyCommand(
+        "tags", "bib.cli.tags", "tags_command", "Show the tags extracted from each record."
+    ),
 )
-"""One module per command or command group; each exposes `commands`, a list of click commands."""
+"""Every command: one row here and one click command in its module. A new command is one row."""
+
+_BY_NAME = {command.name: command for command in COMMANDS}
 
 
 class BibGroup(click.Group):
-    """A group that turns domain errors into one line on standard error and an exit status."""
+    """The top group: commands load lazily from `COMMANDS`; domain errors become one line on
+    standard error and an exit status."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(_BY_NAME)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        entry = _BY_NAME.get(cmd_name)
+        if entry is None:
+            return None
+        command = getattr(importlib.import_module(entry.module), entry.attr)
+        assert isinstance(command, click.Command)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list from the table, without importing a command module."""
+        with formatter.section("Commands"):
+            formatter.write_dl([(command.name, command.help) for command in COMMANDS])
+
+    def shell_complete(self, ctx: click.Context, incomplete: str) -> list[CompletionItem]:
+        """Command names from the table; options as click completes them."""
+        if incomplete and not incomplete.startswith("-"):
+            return [
+                CompletionItem(command.name, help=command.help)
+                for command in COMMANDS
+                if command.name.startswith(incomplete)
+            ]
+        return super().shell_complete(ctx, incomplete)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except BibError as exc:
-            click.echo(f"bib: error: {exc}", err=True)
-            ctx.exit(exc.exit_code)
+        except (click.exceptions.Exit, click.Abort, click.ClickException):
+            raise
         except BrokenPipeError:
-            sys.stderr.close()
+            _quiet_stdout()
             ctx.exit(1)
+        except Exception as exc:
+            if failures.debug():
+                traceback.print_exc()
+            failure = failures.describe(exc)
+            click.echo(f"bib: error: {failure.message}", err=True)
+            ctx.exit(failure.exit_code)
+
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        """click's own messages (usage, an editor that failed) as one `bib: error:` line too."""
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, False, **extra)
+        try:
+            result = super().main(args, prog_name, complete_var, False, **extra)
+        except click.UsageError as exc:
+            hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
+            click.echo(f"bib: error: {exc.format_message()}{hint}", err=True)
+            sys.exit(2)
+        except click.ClickException as exc:
+            click.echo(f"bib: error: {exc.format_message()}", err=True)
+            sys.exit(exc.exit_code if exc.exit_code != 1 else 1)
+        except click.Abort:
+            click.echo("bib: error: aborted", err=True)
+            sys.exit(1)
+        sys.exit(result if isinstance(result, int) else 0)
+
+
+def _quiet_stdout() -> None:
+    """After the reader of standard output went away: nothing more to flush there."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -65,8 +197,3 @@ def main(ctx: click.Context, library: Path | None) -> None:
       bib sync zotero --dry-run
     """
     ctx.obj = {"library": library}
-
-
-for _name in COMMAND_MODULES:
-    for _command in importlib.import_module(_name).commands:
-        main.add_command(_command)

@@ -17,7 +17,7 @@ import click
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from bib import pipeline, writers
+from bib import pipeline, stable_keys, writers
 from bib.atomic import publish
 from bib.cli.tags import max_topics_option, tag_stages, vocabulary_option
 from bib.errors import BibError
@@ -26,6 +26,8 @@ from bib.record import Record, TagKind
 
 OUTPUT_FORMATS = ("bibtex", "biblatex", "csl-json")
 PROGRESS_AFTER = 2000
+PROGRESS_EVERY = 250
+"""Records between two updates of the progress line."""
 BATCH_GC_THRESHOLD = 10_000
 """Allocations between collections of the youngest generation while converting (Python's
 default is 700)."""
@@ -81,14 +83,16 @@ def progress_stage(console: Console) -> pipeline.Stage:
                 if progress is None and done >= PROGRESS_AFTER:
                     progress = Progress(
                         SpinnerColumn(),
-                        TextColumn("converting: {task.completed} records"),
+                        TextColumn("reading and tagging: {task.completed} records"),
                         TimeElapsedColumn(),
                         console=console,
                         transient=True,
                     )
                     progress.start()
-                    task = progress.add_task("convert", completed=done)
-                elif progress is not None and task is not None and done % 250 == 0:
+                    # no total: a task with one (rich's default is 100) counts as finished once
+                    # past it, and its clock stops
+                    task = progress.add_task("convert", completed=done, total=None)
+                elif progress is not None and task is not None and done % PROGRESS_EVERY == 0:
                     progress.update(task, completed=done)
                 yield record
         finally:
@@ -241,6 +245,10 @@ def _echo_file(handle: IO[str]) -> None:
     handle.close()
 
 
+def _reporter() -> Callable[[str], None]:
+    return lambda message: click.echo(f"bib: {message}", err=True)
+
+
 @click.command("convert")
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("-f", "--format", "fmt", metavar="FORMAT", help="bibtex, biblatex or csl-json.")
@@ -268,6 +276,13 @@ def _echo_file(handle: IO[str]) -> None:
 @click.option(
     "--tags", "tag_text", metavar="KINDS", help="Tag kinds written as keywords, e.g. topic,method."
 )
+@click.option(
+    "--keys-from",
+    "keys_from",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Keep the citation keys of this .bib or .json (repeatable); existing outputs count too.",
+)
 @vocabulary_option
 @max_topics_option
 def convert(
@@ -279,6 +294,7 @@ def convert(
     source_format: str | None,
     ascii_only: bool,
     tag_text: str | None,
+    keys_from: tuple[Path, ...],
     vocab_files: tuple[Path, ...],
     max_topics: int,
 ) -> None:
@@ -286,7 +302,9 @@ def convert(
 
     INPUT is a file, a directory (its .txt, .md, .bib and .json files) or - for standard
     input. Every output is written only after all of them were rendered, so a bad input
-    leaves existing files untouched. A summary goes to standard error.
+    leaves existing files untouched. A summary goes to standard error. Records already in an
+    output that exists (or in a --keys-from file) keep their citation keys there; only new
+    records get new keys.
 
     \b
     Examples:
@@ -294,6 +312,7 @@ def convert(
       bib convert icml.txt --venue ICML --year 2026 -f csl-json > refs.json
       bib convert refs.bib -o refs.json
       cat list.txt | bib convert - --from paperlist --venue NeurIPS --year 2025
+      bib convert seeds/ -o refs.json --keys-from thesis.bib
     """
     if source_format is not None and source_format not in FORMATS:
         raise BibError(f"unknown input format '{source_format}' (use one of: {', '.join(FORMATS)})")
@@ -308,6 +327,8 @@ def convert(
         stages = [*stages, progress_stage(console)]
     options = {"ascii": ascii_only, "tag_kinds": kinds}
     formats = list(dict.fromkeys(fmt for _, fmt in targets))
+    report = _reporter()
+    pinned = stable_keys.pinned_from([p for p, _ in targets if p is not None], keys_from, report)
     with _batch_collection():
         spooled = pipeline.spool(
             inputs,
@@ -315,7 +336,8 @@ def convert(
             venue=venue,
             year=_year(year_text),
             extractors=stages,
-            report=lambda message: click.echo(f"bib: {message}", err=True),
+            report=report,
+            pinned=pinned,
             encode=_encoder(formats, options),
         )
         with spooled:

@@ -10,9 +10,8 @@ from contextlib import contextmanager
 
 import click
 
-from bib.errors import BibError
-
 log = logging.getLogger("bib.zotero")
+REQUEST_TIMEOUT = 30.0
 
 
 @click.group("sync")
@@ -22,6 +21,7 @@ def sync_group() -> None:
     \b
     Examples:
       bib sync zotero --dry-run
+      bib sync zotero --pull-only          # bring Zotero edits back, write nothing
       bib sync zotero --collection "Reading group"
     """
 
@@ -50,7 +50,11 @@ def sync_group() -> None:
     help="Default: ZOTERO_LIBRARY_TYPE, else user.",
 )
 @click.option(
-    "--recreate-deleted", is_flag=True, help="Recreate papers that were deleted in Zotero."
+    "--recreate-deleted",
+    "--restore",
+    "recreate_deleted",
+    is_flag=True,
+    help="Push again papers that were trashed or deleted in Zotero (under a new key).",
 )
 @click.option(
     "--tag-prefix",
@@ -61,10 +65,13 @@ def sync_group() -> None:
 @click.option(
     "--timeout",
     type=click.FloatRange(min=0.1),
-    default=30.0,
+    default=600.0,
     show_default=True,
-    help="Seconds before a request counts as timed out (it is then retried).",
+    help="Seconds the whole run may take (each request also times out after 30 s at most).",
 )
+@click.option("--push-only", is_flag=True, help="Only push; bring nothing back from Zotero.")
+@click.option("--pull-only", is_flag=True, help="Only pull; write nothing to Zotero.")
+@click.option("--force", is_flag=True, help="Apply a pull even if it marks many papers deleted.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.pass_context
 def zotero(
@@ -78,9 +85,12 @@ def zotero(
     recreate_deleted: bool,
     tag_prefix: str,
     timeout: float,
+    push_only: bool,
+    pull_only: bool,
+    force: bool,
     as_json: bool,
 ) -> None:
-    """Push every paper with its tags, notes, rating and status to Zotero.
+    """Pull what changed in Zotero, then push every paper with its tags, notes, rating and status.
 
     Incremental and idempotent: only what changed since the last sync is written, and a
     paper is never created twice, even after a crash or a lost response. A field edited
@@ -95,19 +105,25 @@ def zotero(
     Examples:
       export ZOTERO_API_KEY=...  ZOTERO_LIBRARY_ID=1234567
       bib sync zotero --dry-run
+      bib sync zotero --pull-only          # bring Zotero edits back, write nothing
       bib sync zotero
       bib sync zotero --prefer local --json
       bib sync zotero --library-type group --library-id 98765 --collection "Lab reading"
     """
     from annotations import open_store
     from annotations.sync_state import SyncState
-    from bib.zotero import library, mapping, sync
-    from bib.zotero.client import ZoteroClient, load_credentials
+    from bib.zotero import library, mapping, pull, sync
+    from bib.zotero.client import ZoteroClient, check_endpoint, load_credentials
 
-    if not endpoint.startswith(("http://", "https://")):
-        raise BibError(f"--endpoint must be an http(s) URL, not {endpoint!r}")
+    endpoint = check_endpoint(endpoint)
     credentials = load_credentials(library_id=library_id, library_type=library_type)
-    client = ZoteroClient(credentials, endpoint=endpoint, timeout=timeout, notice=_notice)
+    client = ZoteroClient(
+        credentials,
+        endpoint=endpoint,
+        timeout=min(REQUEST_TIMEOUT, timeout),
+        run_timeout=timeout,
+        notice=_notice,
+    )
     options = sync.SyncOptions(
         prefer=prefer,  # type: ignore[arg-type]
         collection=collection,
@@ -118,19 +134,35 @@ def zotero(
     name = sync.library_id(endpoint, credentials.library_type, credentials.library_id)
     try:
         with open_store(ctx.obj.get("library") if ctx.obj else None) as store:
+            state = SyncState(store, name)
+            pulled = None
+            if not push_only:
+                pulled = pull.pull(
+                    store,
+                    client,
+                    state,
+                    prefer=prefer,
+                    force=force,
+                    tag_prefix=tag_prefix,
+                    dry_run=dry_run,
+                )
             papers = library.papers(store)
-            state = SyncState(store.conn, name)
-            with _progress(len(papers)) as progress:
-                report = sync.sync(papers, client, state, options, progress)
+            report = sync.Report(dry_run=dry_run)
+            if not pull_only:
+                with _progress(len(papers)) as progress:
+                    report = sync.sync(papers, client, state, options, progress)
+            if pulled is not None and not dry_run and report.ok:
+                state.set_library_version(pulled.library_version)
     finally:
         client.close()
-    _print(report, as_json)
+    _print(report, pulled, as_json)
     if not report.ok:
         ctx.exit(1)
 
 
 def _notice(message: str) -> None:
-    log.info(message)
+    """Retries and waits, as they happen, on standard error (never on standard output)."""
+    click.echo(message, err=True)
 
 
 @contextmanager
@@ -151,13 +183,27 @@ def _progress(papers: int) -> Iterator[Callable[[int, int], None]]:
         yield update
 
 
-def _print(report: object, as_json: bool) -> None:
+def _print(report: object, pulled: object, as_json: bool) -> None:
+    from bib.zotero.pull import PullReport
     from bib.zotero.sync import Report
 
     assert isinstance(report, Report)
+    assert pulled is None or isinstance(pulled, PullReport)
     if as_json:
-        click.echo(json.dumps(report.as_dict(), indent=2, ensure_ascii=False))
+        out = report.as_dict()
+        out["pulled"] = pulled.as_dict() if pulled is not None else None
+        click.echo(json.dumps(out, indent=2, ensure_ascii=False))
         return
+    if pulled is not None:
+        for clash in pulled.conflicts:
+            click.echo(f"conflict\t{clash.citation_key}\titem\t{clash.field}\tkept {clash.kept}")
+        for key in pulled.deleted_in_zotero:
+            click.echo(f"deleted\t{key}\tdeleted or trashed in Zotero; kept here")
+        click.echo(
+            f"pulled: {len(pulled.updated)} updated, {len(pulled.imported)} imported, "
+            f"{pulled.notes_added} notes added, {pulled.notes_revised} notes revised, "
+            f"{len(pulled.deleted_in_zotero)} deleted in Zotero"
+        )
     for conflict in report.conflicts:
         click.echo(
             f"conflict\t{conflict.citation_key}\t{conflict.what}\t{conflict.field}\t"

@@ -16,7 +16,7 @@ from typing import Any
 import jsonschema
 
 import schema
-from bib import venues
+from bib import strict_json, venues
 from bib.errors import BibError
 from bib.extract.urls import role
 from bib.identity import normalize_arxiv, normalize_doi, record_id
@@ -157,12 +157,7 @@ def _record(item: dict[str, Any], path: str, line: int | None) -> Record:
 def read(data: bytes, path: str | Path) -> Iterator[Record]:
     path = str(path)
     text = decode(data, path)
-    try:
-        loaded = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise BibError(
-            f"not valid JSON: {exc.msg} (column {exc.colno})", path, exc.lineno
-        ) from None
+    loaded = strict_json.loads(text, path)
     items = [loaded] if isinstance(loaded, dict) else loaded
     if not isinstance(items, list):
         raise BibError("CSL-JSON must be an array of items or one item", path)

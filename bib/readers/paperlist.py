@@ -200,7 +200,14 @@ def _venue_fields(path: str, venue: str | None, year: int | None) -> dict[str, s
     except BibError as exc:
         raise BibError(exc.message, path, 1) from None
     if resolved is None:
-        return {"venue": venue, "year": year, "event_title": f"{venue} {year}"}
+        # A venue the table does not know is kept as given: its name is the best
+        # proceedings title there is, and a citation must still say where it appeared.
+        return {
+            "venue": venue,
+            "year": year,
+            "container_title": venue,
+            "event_title": f"{venue} {year}",
+        }
     return {
         "venue": resolved.short,
         "year": year,

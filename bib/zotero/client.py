@@ -14,11 +14,13 @@ only in the Authorization header and never appears in messages, reprs or logs.
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import json as jsonlib
 import os
 import random
 import time
+import urllib.parse
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -70,8 +72,42 @@ class Credentials:
     library_type: str
 
     def scrub(self, text: str) -> str:
-        key = self.api_key.reveal()
-        return text.replace(key, "***") if key else text
+        """`text` with the key masked in every form it may travel in (see `key_forms`)."""
+        for form in key_forms(self.api_key.reveal()):
+            text = text.replace(form, "***")
+        return text
+
+
+def key_forms(key: str) -> list[str]:
+    """The key as written, percent-encoded and in base64 (standard and URL-safe, with and
+    without padding, also as part of a `user:key` Basic credential), longest first.
+
+    A server or proxy may echo any of these in an error body; each is masked.
+    """
+    if not key:
+        return []
+    raw = key.encode("utf-8")
+    forms = {key, urllib.parse.quote(key, safe=""), urllib.parse.quote_plus(key)}
+    for encode in (base64.b64encode, base64.urlsafe_b64encode):
+        for data in (raw, b":" + raw):
+            text = encode(data).decode("ascii")
+            forms.update({text, text.rstrip("=")})
+    forms.update({f.lower() for f in list(forms) if "%" in f})
+    return sorted((f for f in forms if len(f) >= 4), key=len, reverse=True)
+
+
+def check_endpoint(endpoint: str) -> str:
+    """The endpoint, or a BibError (exit 2) naming what is wrong with it."""
+    try:
+        url = httpx2.URL(endpoint)
+        port = url.port
+    except (httpx2.InvalidURL, ValueError) as exc:
+        raise BibError(f"--endpoint {endpoint!r} is not a valid URL: {exc}") from None
+    if url.scheme not in ("http", "https") or not url.host:
+        raise BibError(f"--endpoint must be an http(s) URL with a host, not {endpoint!r}")
+    if port is not None and not 0 < port < 65536:
+        raise BibError(f"--endpoint {endpoint!r} is not a valid URL: port {port} out of range")
+    return endpoint.rstrip("/")
 
 
 def _keyring_get(name: str) -> str | None:
@@ -182,13 +218,17 @@ class ZoteroClient:
         policy: RetryPolicy | None = None,
         sleep: Callable[[float], None] = time.sleep,
         notice: Callable[[str], None] | None = None,
+        run_timeout: float | None = None,
     ) -> None:
         self.credentials = credentials
-        self.endpoint = endpoint.rstrip("/")
+        self.endpoint = check_endpoint(endpoint)
+        self.deadline = None if run_timeout is None else time.monotonic() + run_timeout
+        """`--timeout`: no request starts, and no retry waits, past this moment."""
         self.policy = policy or RetryPolicy()
         self.counts = RequestCounts()
         self._sleep = sleep
-        self._notice = notice or (lambda message: None)
+        say = notice or (lambda message: None)
+        self._notice = lambda message: say(credentials.scrub(message))
         self.http = httpx2.Client(
             trust_env=False,
             transport=_FixedTimeout(timeout),
@@ -236,18 +276,46 @@ class ZoteroClient:
         return seconds
 
     def _retry(self, what: str, attempt: int, started: float, reason: str) -> None:
+        """Wait before the next attempt, saying so on the notice channel; or give up."""
         if attempt + 1 >= self.policy.attempts or time.monotonic() - started > self.policy.total:
-            raise ZoteroHTTPError(f"{what}: giving up after {attempt + 1} attempts ({reason})")
-        self._notice(f"{what}: {reason}; retrying")
-        self._sleep(self.policy.delay(attempt))
+            raise ZoteroHTTPError(
+                self.credentials.scrub(f"{what}: giving up after {attempt + 1} attempts ({reason})")
+            )
+        wait = max(self.policy.delay(attempt), self.zot.backoff_until - time.time())
+        remaining = self._remaining()
+        if remaining is not None and wait >= remaining:
+            raise self._out_of_time(what)
+        self._notice(
+            f"Zotero: {reason}, retrying in {wait:.0f} s ({attempt + 2}/{self.policy.attempts})"
+        )
+        self._sleep(wait)
+
+    def _remaining(self) -> float | None:
+        return None if self.deadline is None else self.deadline - time.monotonic()
+
+    def _out_of_time(self, what: str) -> OperationError:
+        return OperationError(f"Zotero: {what}: the run took longer than --timeout; stopped")
+
+    def _check_deadline(self, what: str) -> None:
+        remaining = self._remaining()
+        if remaining is not None and remaining <= 0:
+            raise self._out_of_time(what)
+
+    def _unreachable(self, exc: httpx2.ConnectError) -> OperationError:
+        """Connection refused or a name that does not resolve: no retry, one line, exit 1."""
+        reason = str(exc).split("] ", 1)[-1] or type(exc).__name__
+        return OperationError(f"cannot reach {self.endpoint}: {self.credentials.scrub(reason)}")
 
     # -- reads (pyzotero) ----------------------------------------------------------------
     def _read(self, what: str, call: Callable[[], Any]) -> Any:
         started = time.monotonic()
         for attempt in range(self.policy.attempts):
+            self._check_deadline(what)
             self._wait_backoff()
             try:
                 result = call()
+            except httpx2.ConnectError as exc:
+                raise self._unreachable(exc) from None
             except (httpx2.TimeoutException, httpx2.TransportError) as exc:
                 self._retry(what, attempt, started, type(exc).__name__)
                 continue
@@ -257,7 +325,7 @@ class ZoteroClient:
                 if status in RETRYABLE or isinstance(exc, ze.TooManyRetriesError):
                     if response is not None:
                         self._note_backoff(response.headers)
-                    self._retry(what, attempt, started, f"HTTP {status}")
+                    self._retry(what, attempt, started, str(status))
                     continue
                 raise self._refused(what, status, str(exc)) from None
             if self.zot.request is not None:
@@ -295,7 +363,9 @@ class ZoteroClient:
 
     def versions_since(self, since: int) -> tuple[dict[str, int], int]:
         """Item versions changed after `since`, and the current library version."""
-        versions = self._read("item versions", lambda: self.zot.item_versions(since=since))
+        versions = self._read(
+            "item versions", lambda: self.zot.item_versions(since=since, includeTrashed=1)
+        )
         return dict(versions), int(self.zot.request.headers.get("Last-Modified-Version", 0))
 
     def deleted_since(self, since: int) -> dict[str, list[str]]:
@@ -321,7 +391,8 @@ class ZoteroClient:
         for chunk in _chunks(list(keys), MAX_OBJECTS):
             joined = ",".join(chunk)
             got = self._read(
-                "fetch items", lambda j=joined: self.zot.items(itemKey=j, limit=MAX_OBJECTS)
+                "fetch items",
+                lambda j=joined: self.zot.items(itemKey=j, limit=MAX_OBJECTS, includeTrashed=1),
             )
             found.update({item["key"]: item for item in got})
         return found
@@ -359,17 +430,20 @@ class ZoteroClient:
         url = self.endpoint + path
         all_headers = {**self.zot.default_headers(), **(headers or {})}
         for attempt in range(self.policy.attempts):
+            self._check_deadline(what)
             self._wait_backoff()
             try:
                 response = self.http.request(
                     method, url, content=content, headers=all_headers, params=params
                 )
+            except httpx2.ConnectError as exc:
+                raise self._unreachable(exc) from None
             except (httpx2.TimeoutException, httpx2.TransportError) as exc:
                 self._retry(what, attempt, started, type(exc).__name__)
                 continue
             self._note_backoff(response.headers)
             if response.status_code in RETRYABLE:
-                self._retry(what, attempt, started, f"HTTP {response.status_code}")
+                self._retry(what, attempt, started, str(response.status_code))
                 continue
             return response
         raise ZoteroHTTPError(f"{what}: giving up")

@@ -288,7 +288,9 @@ class Syncer:
             if not todo:
                 break
             keyed = {n: object_key(self.state.library, COLLECTION, n) for n in todo}
-            payload = [{"key": keyed[n], "name": n, "parentCollection": False} for n in todo]
+            payload = [
+                {"key": keyed[n], "version": 0, "name": n, "parentCollection": False} for n in todo
+            ]
             result = self.client.post(
                 "create collections", "collections", payload, write_token=new_write_token()
             )
@@ -527,7 +529,7 @@ class Syncer:
                         self._fill(obj)
                         obj.digest  # noqa: B018 - computed here, off the critical path
                         obj.source_hash = obj.source_hash or self._fingerprint(obj)
-                    body = encode([{**o.data, "key": o.key} for o in chunk])  # type: ignore[dict-item]
+                    body = encode([_new_object(o) for o in chunk])
                     if not offer((chunk, body)):
                         return
             except BaseException as exc:  # handed to the consumer, raised there
@@ -555,7 +557,7 @@ class Syncer:
         for _ in range(attempts):
             if not todo:
                 return failed
-            payload = [{**o.data, "key": o.key} for o in todo]  # type: ignore[dict-item]
+            payload = [_new_object(o) for o in todo]
             try:
                 result = self.client.post(
                     "create items",
@@ -808,6 +810,16 @@ class Syncer:
         if rows:
             assert self._writer is not None
             self._saves.append(self._writer.submit(self.state.forget, rows))
+
+
+def _new_object(obj: _Object) -> dict[str, Any]:
+    """A create under a client key: `version` 0 says "must not exist yet".
+
+    Without it (and without If-Unmodified-Since-Version) the dataserver refuses every
+    keyed object with a per-object 428, new keys included (docs/zotero.md, rule R1).
+    """
+    assert obj.data is not None
+    return {**obj.data, "key": obj.key, "version": 0}
 
 
 def _can_write(access: dict[str, Any], client: ZoteroClient) -> bool:

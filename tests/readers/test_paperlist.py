@@ -149,5 +149,11 @@ def test_venue_not_in_the_table_is_kept_as_named(records):
         "MyWorkshop",
         2026,
         "MyWorkshop 2026",
-        "",
+        "MyWorkshop",
     )
+
+
+def test_unknown_venue_fooconf_disappears_from_the_bibtex_is_fixed(records):
+    """Regression: `--venue FooConf` used to leave no booktitle and no 'FooConf' anywhere."""
+    [record] = records("l.txt", f"FooConf 2026 Papers\n\n{ABSTRACT}\n")
+    assert record.container_title == "FooConf"

@@ -170,7 +170,7 @@ def test_import_of_malformed_json_names_the_line(cli, store: SQLiteStore, tmp_pa
     path.write_text('{\n  "format": "bib-annotations",\n  oops\n}', encoding="utf-8")
     result = cli("notes", "import", path)
     assert result.exit_code == 2
-    assert result.stderr.startswith(f"bib: error: {path}:3: invalid JSON")
+    assert result.stderr.startswith(f"bib: error: {path}:3: not valid JSON")
 
 
 # Markdown

@@ -18,7 +18,7 @@ import pytest
 
 from annotations import migrate, open_store
 from annotations.sqlite import SQLiteStore, connect
-from bib.errors import OperationError
+from bib.errors import BibError, OperationError
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -233,8 +233,9 @@ def test_library_from_a_newer_bib_is_refused_untouched(library: Path) -> None:
     with open_store(library) as opened:
         opened.conn.execute("PRAGMA user_version = 999")
     before = library.read_bytes()
-    with pytest.raises(OperationError, match="newer"):
+    with pytest.raises(BibError, match="schema version 999, newer") as caught:
         open_store(library)
+    assert caught.value.exit_code == 2
     assert library.read_bytes() == before
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from pylatexenc.latexencode import UnicodeToLatexEncoder
 
-from bib.latex import _ACCENTS
+from bib.latex.tables import _ACCENTS
 
 RANGES = [(0x00A0, 0x0250), (0x0370, 0x0400), (0x1E00, 0x2000), (0x2000, 0x2C00), (0xFB00, 0xFB07)]
 TARGET = Path(__file__).resolve().parents[2] / "bib" / "data" / "latex_ascii.json"

@@ -15,7 +15,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bib import latex
+from bib.latex import markup, tables, tolatex, totext
 from bib.record import TagKind
 from bib.writers import bibtex, common, csljson
 
@@ -73,7 +73,7 @@ def reference_clean(text: str) -> str:
 
 
 def reference_escape(text: str) -> str:
-    return _SPECIAL.sub(lambda m: latex._LATEX_ESCAPES[m.group()], text)
+    return _SPECIAL.sub(lambda m: tables._LATEX_ESCAPES[m.group()], text)
 
 
 def reference_protect(text: str) -> str:
@@ -88,19 +88,19 @@ def reference_protect(text: str) -> str:
 
 def reference_parse(text: str) -> list:
     """The parser itself: no remembered nodes, no shortcut for simple emphasis."""
-    return latex._parse(latex._Source(text), 0, len(text), 0)
+    return markup._parse(markup._Source(text), 0, len(text), 0)
 
 
 def reference_to_latex(text: str, protect: bool) -> str:
     """Always parse, escape every text node."""
     out: list[str] = []
-    latex._render_latex(reference_parse(latex.clean(text)), protect, out)
+    tolatex._render_latex(reference_parse(markup.clean(text)), protect, out)
     return "".join(out)
 
 
 def reference_to_text(text: str) -> str:
     """Always parse, typeset every text node."""
-    return latex.clean(latex._plain(reference_parse(latex.clean(text)), typeset=True))
+    return markup.clean(totext._plain(reference_parse(markup.clean(text)), typeset=True))
 
 
 # Whitespace and control characters, ASCII and not, side by side
@@ -114,50 +114,50 @@ spaces = st.lists(
 
 # Long enough for the paths taken for abstracts, with the pieces at both ends
 long_texts = st.tuples(st.one_of(texts, spaces), st.one_of(texts, spaces)).map(
-    lambda ends: ends[0] + "x" * latex._LONG + ends[1]
+    lambda ends: ends[0] + "x" * markup._LONG + ends[1]
 )
 
 
 @given(st.one_of(texts, spaces, long_texts))
 def test_clean_is_the_regex_definition(text: str) -> None:
-    assert latex.clean(text) == reference_clean(text)
+    assert markup.clean(text) == reference_clean(text)
 
 
 @given(st.one_of(texts, spaces, long_texts))
 def test_printable_is_what_isprintable_says(text: str) -> None:
-    assert latex._printable(text) == text.isprintable()
+    assert markup._printable(text) == text.isprintable()
 
 
 @given(texts)
 def test_escape_is_one_macro_per_special_character(text: str) -> None:
-    assert latex._escape(text) == reference_escape(text)
+    assert markup._escape(text) == reference_escape(text)
 
 
 @given(st.one_of(texts, spaces), st.booleans())
 def test_clean_text_is_escaped_as_escape_does_without_cleaning_it(text: str, ascii: bool) -> None:
-    text = latex.clean(text)
-    assert latex.escape_clean(text, ascii=ascii) == latex.escape(text, ascii=ascii)
+    text = markup.clean(text)
+    assert tolatex.escape_clean(text, ascii=ascii) == tolatex.escape(text, ascii=ascii)
 
 
 @given(texts)
 def test_protect_braces_the_same_words_as_the_word_loop(text: str) -> None:
-    text = latex.clean(text)
-    assert latex._protect(text) == reference_protect(text)
+    text = markup.clean(text)
+    assert tolatex._protect(text) == reference_protect(text)
 
 
 @given(st.one_of(texts, long_texts), st.booleans())
 def test_to_latex_is_the_parsed_text_with_every_node_escaped(text: str, protect: bool) -> None:
-    assert latex.to_latex(text, protect=protect) == reference_to_latex(text, protect)
+    assert tolatex.to_latex(text, protect=protect) == reference_to_latex(text, protect)
 
 
 @given(st.one_of(texts, long_texts))
 def test_to_text_is_the_parsed_text_with_every_node_typeset(text: str) -> None:
-    assert latex.to_text(text) == reference_to_text(text)
+    assert totext.to_text(text) == reference_to_text(text)
 
 
 @given(texts)
 def test_plain_text_ligatures_are_the_regex_definition(text: str) -> None:
-    assert latex._typeset(text) == latex._LIGATURE.sub(latex._ligature, text)
+    assert totext._typeset(text) == tables._LIGATURE.sub(totext._ligature, text)
 
 
 @given(texts)
@@ -169,7 +169,7 @@ def test_brace_pairs_are_those_of_the_token_scan(text: str) -> None:
             stack.append(m.start())
         elif m.group() == "}" and stack:
             pairs[stack.pop()] = m.start()
-    assert latex._brace_pairs(text) == pairs
+    assert markup._brace_pairs(text) == pairs
 
 
 json_values = st.one_of(
@@ -190,8 +190,8 @@ def test_items_are_written_as_json_dumps_writes_them(item: dict) -> None:
 
 @given(st.one_of(texts, spaces, long_texts))
 def test_clean_text_and_its_marks_come_from_one_scan_as_from_two(text: str) -> None:
-    cleaned = latex.clean(text)
-    assert latex._clean_marks(text) == (cleaned, latex._marks(cleaned))
+    cleaned = markup.clean(text)
+    assert markup._clean_marks(text) == (cleaned, markup._marks(cleaned))
 
 
 def test_keyword_text_asked_again_for_the_same_tags_is_that_of_the_kinds_asked(
@@ -212,10 +212,10 @@ def test_remembered_keywords_stay_few_and_right_when_many_values_come() -> None:
 
 @given(st.lists(st.one_of(texts, spaces), min_size=2, max_size=4))
 def test_long_texts_cleaned_in_turn_are_each_their_own_clean_text(parts: list[str]) -> None:
-    longs = [part + " " + "x" * latex._LONG for part in parts]
+    longs = [part + " " + "x" * markup._LONG for part in parts]
     for text in [*longs, *longs[::-1]]:
-        cleaned = latex.clean(text)
-        assert latex._clean_marks(text) == (cleaned, latex._marks(cleaned))
+        cleaned = markup.clean(text)
+        assert markup._clean_marks(text) == (cleaned, markup._marks(cleaned))
 
 
 # Emphasis runs of either character and their neighbours, dense enough to meet
@@ -225,7 +225,7 @@ emphasis = st.lists(
         st.sampled_from(["***", "__", "B", "1", ".", "(", ")", "é", "-"]),
     ),
     max_size=16,
-).map(lambda pieces: latex.clean("".join(pieces)))
+).map(lambda pieces: markup.clean("".join(pieces)))
 
 
 def typed(nodes: list) -> list:
@@ -234,7 +234,7 @@ def typed(nodes: list) -> list:
     for node in nodes:
         if type(node) is str:
             out.append(node)
-        elif isinstance(node, latex.Styled | latex.Link):
+        elif isinstance(node, markup.Styled | markup.Link):
             out.append((type(node).__name__, node[0], typed(node[1])))
         else:
             out.append((type(node).__name__, *node))
@@ -243,14 +243,14 @@ def typed(nodes: list) -> list:
 
 @given(emphasis)
 def test_simple_emphasis_is_what_the_delimiter_stack_gives(text: str) -> None:
-    nodes = latex._simple_emphasis(text, latex._marks(text))
+    nodes = markup._simple_emphasis(text, markup._marks(text))
     if nodes is not None:
         assert typed(nodes) == typed(reference_parse(text))
 
 
 def test_simple_emphasis_pairs_the_common_runs() -> None:
     text = "we introduce **Unified Sparse MoE (USMoE)**, a *novel* frame_work"
-    assert typed(latex._simple_emphasis(text, latex._marks(text))) == [
+    assert typed(markup._simple_emphasis(text, markup._marks(text))) == [
         "we introduce ",
         ("Styled", "bold", ["Unified Sparse MoE (USMoE)"]),
         ", a ",
@@ -261,12 +261,12 @@ def test_simple_emphasis_pairs_the_common_runs() -> None:
 
 @given(st.lists(texts, min_size=2, max_size=4))
 def test_long_texts_parsed_in_turn_are_each_their_own_nodes(parts: list[str]) -> None:
-    longs = [latex.clean(part + " " + "x" * latex._LONG) for part in parts]
+    longs = [markup.clean(part + " " + "x" * markup._LONG) for part in parts]
     for text in [*longs, *longs[::-1]]:
-        assert typed(latex.parse(text, latex._marks(text))) == typed(reference_parse(text))
+        assert typed(markup.parse(text, markup._marks(text))) == typed(reference_parse(text))
 
 
 def test_abstracts_written_in_turn_are_each_their_own_latex() -> None:
-    first, second = "Wörds *here* " + "x" * latex._LONG, "Other $x$ " + "y" * latex._LONG
+    first, second = "Wörds *here* " + "x" * markup._LONG, "Other $x$ " + "y" * markup._LONG
     for text, ascii in [(first, False), (first, True), (second, False), (first, False)]:
-        assert bibtex._latex_abstract(text, ascii) == latex.to_latex(text, ascii=ascii)
+        assert bibtex._latex_abstract(text, ascii) == tolatex.to_latex(text, ascii=ascii)

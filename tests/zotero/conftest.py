@@ -103,7 +103,7 @@ def run_sync(zotero_server: Any, env: dict[str, str]) -> Callable[..., Any]:
         try:
             with open_store(path) as store:
                 papers = library.papers(store)
-                state = SyncState(store.conn, name)
+                state = SyncState(store, name)
                 return sync.sync(papers, client, state, sync.SyncOptions(**options))
         finally:
             client.close()

@@ -145,6 +145,9 @@ class ZoteroLibrary:
         self.username = f"user{user_id}"
         self.schema = schema
         self.citation_key_field = True
+        self.group_id: int | None = None
+        """Serve a group library (`/groups/ID`) instead of the user's (`/users/ID`)."""
+        self.group_write = True
         self.version = 0
         self.items: dict[str, dict[str, Any]] = {}
         self.collections: dict[str, dict[str, Any]] = {}
@@ -152,6 +155,17 @@ class ZoteroLibrary:
         self.write_tokens: set[str] = set()
         self.children: dict[str, set[str]] = {}
         self.lock = threading.RLock()
+
+    @property
+    def prefix(self) -> str:
+        if self.group_id is not None:
+            return f"/groups/{self.group_id}"
+        return f"/users/{self.user_id}"
+
+    def library_json(self) -> dict[str, Any]:
+        if self.group_id is not None:
+            return {"type": "group", "id": self.group_id, "name": "Lab", "links": {}}
+        return {"type": "user", "id": self.user_id, "name": self.username, "links": {}}
 
     # -- schema --------------------------------------------------------------------
     def item_types(self) -> list[str]:
@@ -193,8 +207,8 @@ class ZoteroLibrary:
         return {
             "key": key,
             "version": item["version"],
-            "library": {"type": "user", "id": self.user_id, "name": self.username, "links": {}},
-            "links": {"self": {"href": f"{base}/users/{self.user_id}/items/{key}"}},
+            "library": self.library_json(),
+            "links": {"self": {"href": f"{base}{self.prefix}/items/{key}"}},
             "meta": {"numChildren": children} if item["data"]["itemType"] != "note" else {},
             "data": _copy(item["data"]),
         }
@@ -205,8 +219,8 @@ class ZoteroLibrary:
         return {
             "key": key,
             "version": coll["version"],
-            "library": {"type": "user", "id": self.user_id, "name": self.username, "links": {}},
-            "links": {"self": {"href": f"{base}/users/{self.user_id}/collections/{key}"}},
+            "library": self.library_json(),
+            "links": {"self": {"href": f"{base}{self.prefix}/collections/{key}"}},
             "meta": {"numCollections": 0, "numItems": n},
             "data": dict(coll["data"]),
         }
@@ -268,33 +282,16 @@ class ZoteroLibrary:
                 report["failed"][idx] = {"key": key, "code": 400, "message": "Invalid key"}
                 continue
             existing = self.items.get(key) if key else None
-            version = obj.get("version", header_version)
+            problem = version_problem(key, obj.get("version"), header_version, existing)
+            if problem:
+                code, message = problem
+                report["failed"][idx] = {"key": key, "code": code, "message": message}
+                continue
             if existing is not None:
-                if version is None:
-                    message = (
-                        "Either If-Unmodified-Since-Version or object version "
-                        "property must be provided for key-based writes"
-                    )
-                    report["failed"][idx] = {"key": key, "code": 428, "message": message}
-                    continue
-                if "version" in obj and version != existing["version"]:
-                    message = (
-                        f"Item has been modified since specified version "
-                        f"(expected {version}, found {existing['version']})"
-                    )
-                    report["failed"][idx] = {"key": key, "code": 412, "message": message}
-                    continue
                 merged = {**existing["data"], **obj, "key": key}
                 merged.pop("version", None)
                 merged.setdefault("itemType", existing["data"]["itemType"])
             else:
-                if obj.get("version"):
-                    report["failed"][idx] = {
-                        "key": key,
-                        "code": 404,
-                        "message": f"Item {key} doesn't exist",
-                    }
-                    continue
                 key = key or self.new_key()
                 merged = {k: v for k, v in obj.items() if k != "version"}
                 merged["key"] = key
@@ -341,12 +338,13 @@ class ZoteroLibrary:
             if not isinstance(obj, dict) or not str(obj.get("name", "")).strip():
                 report["failed"][idx] = {"key": "", "code": 400, "message": "Collection name"}
                 continue
-            key = obj.get("key") or self.new_key()
-            existing = self.collections.get(key)
-            if existing is not None and obj.get("version") != existing["version"]:
-                code = 428 if "version" not in obj else 412
-                report["failed"][idx] = {"key": key, "code": code, "message": "Version"}
+            existing = self.collections.get(obj["key"]) if obj.get("key") else None
+            problem = version_problem(obj.get("key"), obj.get("version"), None, existing)
+            if problem:
+                code, message = problem
+                report["failed"][idx] = {"key": obj.get("key"), "code": code, "message": message}
                 continue
+            key = obj.get("key") or self.new_key()
             parent = obj.get("parentCollection") or False
             if parent and parent not in self.collections:
                 msg = f"Parent collection {parent} doesn't exist"
@@ -392,6 +390,41 @@ class ZoteroLibrary:
     def remove_item(self, key: str) -> None:
         with self.lock:
             self.delete_items([key])
+
+
+def version_problem(
+    key: str | None,
+    version: Any,
+    header_version: int | None,
+    existing: dict[str, Any] | None,
+) -> tuple[int, str] | None:
+    """The per-object version rules of a multi-object POST (docs/zotero.md, rules R3-R6).
+
+    The dataserver checks them per object after the request-level header check
+    (model/API.inc.php, processJSON / checkJSONVersion): a keyed object needs a JSON
+    `version` unless the request carries If-Unmodified-Since-Version, even when the key
+    is new; `version` 0 means "must not exist yet".
+    """
+    if key is None:
+        return None
+    if version is None:
+        if header_version is None:
+            return 428, (
+                "Either If-Unmodified-Since-Version or 'version' property must be "
+                "provided for 'key'-based writes"
+            )
+        return None
+    version = int(version)
+    if existing is None:
+        if version > 0:
+            return 404, f"Item doesn't exist (expected version {version}; use 0 instead)"
+        return None
+    if version != existing["version"]:
+        return 412, (
+            f"Item has been modified since specified version "
+            f"(expected {version}, found {existing['version']})"
+        )
+    return None
 
 
 def _copy(data: dict[str, Any]) -> dict[str, Any]:
@@ -529,22 +562,29 @@ class Handler(BaseHTTPRequestHandler):
             key = self._api_key(query) if match.group(1) == "current" else match.group(1)
             if key != lib.api_key:
                 raise ApiError(403, "Invalid key")
-            access = {"library": True, "files": True, "notes": True, "write": True}
+            access: dict[str, Any] = {
+                "user": {"library": True, "files": True, "notes": True, "write": True}
+            }
+            if lib.group_id is not None:
+                group = {"library": True, "write": lib.group_write}
+                access["groups"] = {str(lib.group_id): group}
             info = {"key": key, "userID": lib.user_id, "username": lib.username}
-            return 200, {**info, "access": {"user": access}}, {}
-        match = re.match(r"^/(users|groups)/(\d+)(/.*)?$", path)
+            return 200, {**info, "access": access}, {}
+        match = re.match(r"^(/(?:users|groups)/\d+)(/.*)?$", path)
         if not match:
             raise ApiError(404, "Not found")
-        if match.group(1) != "users" or int(match.group(2)) != lib.user_id:
+        if match.group(1) != lib.prefix:
             raise ApiError(403, "Forbidden")
         if self._api_key(query) != lib.api_key:
             raise ApiError(403, "Forbidden")
         if self.headers.get("Zotero-API-Version", "3") != "3":
             raise ApiError(400, "Only API version 3 is served here")
-        rest = (match.group(3) or "/").rstrip("/") or "/"
+        rest = (match.group(2) or "/").rstrip("/") or "/"
         with lib.lock:
             if method == "GET":
                 return self._read(rest, query)
+            if lib.group_id is not None and not lib.group_write:
+                raise ApiError(403, "Write access denied")
             if lib.schema and self.server.faults.before_write is not None:
                 hook, self.server.faults.before_write = self.server.faults.before_write, None
                 hook(lib)
@@ -672,7 +712,7 @@ class Handler(BaseHTTPRequestHandler):
         return 200, [render(o) for o in page], headers
 
     def _links(self, rest: str, query, start: int, limit: int, total: int) -> str:
-        url = f"{self._base()}/users/{self.server.library.user_id}{rest}"
+        url = f"{self._base()}{self.server.library.prefix}{rest}"
         params = {k: v[0] for k, v in query.items() if k not in ("start", "key")}
 
         def link(at: int, rel: str) -> str:
@@ -711,6 +751,7 @@ class Handler(BaseHTTPRequestHandler):
                     412,
                     f"Library has been modified since specified version "
                     f"(expected {header_version}, found {lib.version})",
+                    {"Last-Modified-Version": str(lib.version)},
                 )
             if token is not None and token in lib.write_tokens:
                 raise ApiError(412, "Write token already used")
@@ -725,19 +766,50 @@ class Handler(BaseHTTPRequestHandler):
         if match and method in ("PUT", "PATCH", "DELETE"):
             key = match.group(1)
             item = lib.items.get(key)
-            if item is None:
-                raise ApiError(404, "Item not found")
             data = self._json_body(body) if method != "DELETE" else {}
             if method != "DELETE" and not isinstance(data, dict):
                 raise ApiError(400, "Uploaded data must be a JSON object")
+            if (
+                header_version is not None
+                and "version" in data
+                and int(data["version"]) != header_version
+            ):
+                raise ApiError(
+                    400,
+                    "If-Unmodified-Since-Version value does not match JSON 'version' "
+                    f"property ({header_version} != {data['version']})",
+                )
             version = data.get("version", header_version)
+            if item is None:
+                if version is None:
+                    if method == "DELETE":
+                        raise ApiError(404, "Item not found")
+                    raise ApiError(
+                        404,
+                        "Item not found (to create, use If-Unmodified-Since-Version: 0, "
+                        "JSON 'version' 0, or PUT method)",
+                    )
+                if int(version) > 0:
+                    raise ApiError(412, f"Item not found (expected version {version})")
+                if method == "DELETE":
+                    raise ApiError(404, "Item not found")
+                report, new = lib.write_items([{**data, "key": key, "version": 0}], None, base)
+                if report["failed"]:
+                    failure = report["failed"]["0"]
+                    raise ApiError(failure["code"], failure["message"])
+                return 204, None, {"Last-Modified-Version": str(new)}
             if version is None:
-                raise ApiError(428, "If-Unmodified-Since-Version not provided")
+                raise ApiError(
+                    428,
+                    "Either If-Unmodified-Since-Version or object version property must be "
+                    "provided for key-based writes",
+                )
             if int(version) != item["version"]:
                 raise ApiError(
                     412,
                     f"Item has been modified since specified version "
                     f"(expected {version}, found {item['version']})",
+                    {"Last-Modified-Version": str(item["version"])},
                 )
             if method == "DELETE":
                 new = lib.delete_items([key])
@@ -765,6 +837,7 @@ class Handler(BaseHTTPRequestHandler):
                     412,
                     f"Library has been modified since specified version "
                     f"(expected {header_version}, found {lib.version})",
+                    {"Last-Modified-Version": str(lib.version)},
                 )
             new = lib.delete_items(keys)
             return 204, None, {"Last-Modified-Version": str(new)}

@@ -25,7 +25,7 @@ def papers_in(path: Path) -> int:
 
 
 def sync_args(server: Any, *extra: str) -> list[str]:
-    return ["sync", "zotero", "--endpoint", server.url, "--timeout", "5", *extra]
+    return ["sync", "zotero", "--endpoint", server.url, "--timeout", "60", *extra]
 
 
 def test_summary_on_stdout_and_exit_0(cli, zotero_server, seeded_library, env):

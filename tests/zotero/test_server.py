@@ -131,3 +131,133 @@ def test_injected_429_carries_retry_after_and_latency_applies(zotero_server, htt
     assert response.status_code == 429
     assert response.headers["Retry-After"] == "3"
     assert time.monotonic() - started >= 0.2
+
+
+# -- the version rules, one test per rule of the table in docs/zotero.md ------------------
+NEW_KEY = "ABCD2345"
+
+
+def test_rule_keyed_create_without_version_or_header_is_428_even_for_a_new_key(http):
+    report = http.post("/items", json=[{**paper(), "key": NEW_KEY}]).json()
+    assert report["failed"]["0"]["code"] == 428
+    assert "'version' property must be provided" in report["failed"]["0"]["message"]
+    assert http.get(f"/items/{NEW_KEY}").status_code == 404
+
+
+def test_rule_keyed_create_with_version_0_is_accepted(http):
+    report = http.post("/items", json=[{**paper(), "key": NEW_KEY, "version": 0}]).json()
+    assert report["success"] == {"0": NEW_KEY}
+
+
+def test_rule_keyed_create_under_the_library_version_header_is_accepted(http):
+    version = http.get("/items?format=versions").headers["Last-Modified-Version"]
+    response = http.post(
+        "/items",
+        json=[{**paper(), "key": NEW_KEY}],
+        headers={"If-Unmodified-Since-Version": version},
+    )
+    assert response.json()["success"] == {"0": NEW_KEY}
+
+
+def test_rule_version_0_on_an_existing_object_is_412(http):
+    http.post("/items", json=[{**paper(), "key": NEW_KEY, "version": 0}])
+    report = http.post("/items", json=[{**paper("B"), "key": NEW_KEY, "version": 0}]).json()
+    assert report["failed"]["0"]["code"] == 412
+
+
+def test_rule_a_version_above_0_on_a_missing_object_is_404(http):
+    report = http.post("/items", json=[{**paper(), "key": NEW_KEY, "version": 7}]).json()
+    assert report["failed"]["0"]["code"] == 404
+    assert "use 0 instead" in report["failed"]["0"]["message"]
+
+
+def test_rule_stale_object_version_is_a_per_object_412(http):
+    key = http.post("/items", json=[paper()]).json()["success"]["0"]
+    http.post("/items", json=[paper("other")])
+    current = http.get(f"/items/{key}").json()["version"]
+    http.patch(f"/items/{key}", json={"title": "B", "version": current})
+    report = http.post("/items", json=[{**paper("C"), "key": key, "version": current}]).json()
+    assert report["failed"]["0"]["code"] == 412
+
+
+def test_rule_header_0_on_a_library_that_is_not_empty_is_412_with_the_library_version(http):
+    http.post("/items", json=[paper()])
+    response = http.post("/items", json=[paper("B")], headers={"If-Unmodified-Since-Version": "0"})
+    assert response.status_code == 412
+    assert response.headers["Last-Modified-Version"] == "1"
+
+
+def test_rule_other_errors_carry_no_library_version(http):
+    response = http.post("/items", json=[paper(str(i)) for i in range(51)])
+    assert response.status_code == 413
+    assert "Last-Modified-Version" not in response.headers
+
+
+def test_rule_patch_of_a_missing_key_without_version_is_404(http):
+    response = http.patch(f"/items/{NEW_KEY}", json={"title": "x"})
+    assert response.status_code == 404
+    assert "to create" in response.text
+
+
+def test_rule_put_of_a_missing_key_with_header_0_creates_it(http):
+    response = http.put(
+        f"/items/{NEW_KEY}", json=paper(), headers={"If-Unmodified-Since-Version": "0"}
+    )
+    assert response.status_code == 204
+    assert http.get(f"/items/{NEW_KEY}").json()["data"]["title"] == "A"
+
+
+def test_rule_single_object_write_to_a_missing_key_with_a_version_is_412(http):
+    response = http.patch(f"/items/{NEW_KEY}", json={"title": "x", "version": 3})
+    assert response.status_code == 412
+
+
+def test_rule_header_and_json_version_that_differ_are_400(http):
+    key = http.post("/items", json=[paper()]).json()["success"]["0"]
+    response = http.patch(
+        f"/items/{key}",
+        json={"title": "x", "version": 1},
+        headers={"If-Unmodified-Since-Version": "2"},
+    )
+    assert response.status_code == 400
+
+
+def test_rule_multi_object_delete_without_header_is_428(http):
+    key = http.post("/items", json=[paper()]).json()["success"]["0"]
+    assert http.delete("/items", params={"itemKey": key}).status_code == 428
+
+
+def test_rule_multi_object_delete_with_a_stale_library_version_is_412(http):
+    key = http.post("/items", json=[paper()]).json()["success"]["0"]
+    http.post("/items", json=[paper("B")])
+    response = http.delete(
+        "/items", params={"itemKey": key}, headers={"If-Unmodified-Since-Version": "1"}
+    )
+    assert response.status_code == 412
+
+
+def test_rule_unchanged_library_is_304_under_if_modified_since_version(http):
+    version = http.get("/items?format=versions").headers["Last-Modified-Version"]
+    response = http.get(
+        "/items?format=versions&since=0", headers={"If-Modified-Since-Version": version}
+    )
+    assert response.status_code == 304
+
+
+def test_rule_keyed_collection_create_without_version_is_428(http):
+    report = http.post("/collections", json=[{"name": "X", "key": NEW_KEY}]).json()
+    assert report["failed"]["0"]["code"] == 428
+
+
+def test_rule_group_library_without_write_access_refuses_writes(zotero_server):
+    zotero_server.library.group_id = 98765
+    zotero_server.library.group_write = False
+    client = httpx2.Client(
+        base_url=f"{zotero_server.url}/groups/98765",
+        headers={"Zotero-API-Key": zotero_server.api_key},
+        trust_env=False,
+        timeout=5,
+    )
+    with client:
+        assert client.get("/items").status_code == 200
+        assert client.post("/items", json=[paper()]).status_code == 403

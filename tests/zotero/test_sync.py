@@ -352,3 +352,13 @@ def test_collection_option_puts_every_paper_in_one_named_collection(
     (collection,) = zotero_server.library.collections.values()
     assert report.created["collection"] == 0  # found by name, reused
     assert all(i["collections"] == [collection["key"]] for i in zotero_server.top_items())
+
+
+def test_first_push_with_client_keys_obeys_the_428_rule(zotero_server, seeded_library, run_sync):
+    """Regression (issue 11, point 1): keyed creates without `version` failed with 428."""
+    report = run_sync(seeded_library)
+    assert report.failures == []
+    entries, notes = stored(seeded_library)
+    assert len(zotero_server.top_items()) == len(entries)
+    assert len(zotero_server.notes()) == len(notes)
+    assert zotero_server.library.collections

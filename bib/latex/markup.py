@@ -1,34 +1,29 @@
-"""Record text to LaTeX-safe BibTeX values, and the same text to plain Unicode.
+"""Record text -> a small markup tree (`parse`), and the character classes the renderers share.
 
 Record text is Unicode that may carry markdown emphasis and links, inline math and a few
-LaTeX formatting commands (paper lists copy them from abstracts). One parser reads it into
-a small tree; `to_latex` and `to_text` render that tree, so the `.bib` and the CSL-JSON say
-the same thing. Whatever the parser does not understand is a literal character: a LaTeX
-command outside the whitelist prints its own name (`\\input` never runs), and a brace outside
-math or a whitelisted command's argument prints as a brace (`\\textbraceleft{}`, never `\\{`,
-which BibTeX, biber and pybtex count as a real brace).
-
+LaTeX formatting commands. Whatever the parser does not understand is a literal character.
 Speed: the parser stops only at the few characters that can start a structure (one C-level
-regex scan); plain runs are escaped by one regex substitution; pylatexenc sees only math
-spans (for plain text), cached; `--ascii` looks characters up in a table of pylatexenc's
-macros verified with pdflatex (bib/data/latex_ascii.json).
-The rules are written down in docs/formats.md.
+regex scan); `_marks` tells plain text from text that needs the parser in one pass.
 """
 
 from __future__ import annotations
 
 import bisect
-import json
 import re
 import string
 import unicodedata
 from collections.abc import Iterable
-from functools import cache, lru_cache
-from importlib import resources
+from functools import lru_cache
 from typing import Any
 
-from pylatexenc import latexwalker, macrospec
-from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
+from bib.latex.tables import (
+    _ACCENTS,
+    _LATEX_ESCAPES,
+    _LOGOS,
+    _MATH_COMMANDS,
+    _STYLE_COMMANDS,
+    _TEXT_SYMBOLS,
+)
 
 ASCII_FALLBACK = "?"
 """What `--ascii` writes for a character with no LaTeX macro that pdflatex can typeset."""
@@ -41,9 +36,6 @@ Longer candidates are taken literally, which bounds the work per character on ho
 
 MAX_DEPTH = 16
 """Deepest nesting of commands and emphasis read as structure; deeper text stays literal."""
-
-
-# --- the tree ------------------------------------------------------------------------------
 
 
 class Math(tuple):
@@ -73,8 +65,6 @@ class Logo(tuple):
 Node = str | Math | Styled | Link | Logo
 
 
-# --- characters ----------------------------------------------------------------------------
-
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
 # bytes.translate(None, these) is empty for printable ASCII: ten times faster than a regex scan
 _PRINTABLE_ASCII = bytes(range(0x20, 0x7F))
@@ -83,21 +73,6 @@ _SPACE_CONTROLS = "\x0b\x0c\x1c\x1d\x1e\x1f"  # whitespace to str.split(), dropp
 _STOP = re.compile(r"[\\$*_`\[<]")
 _STOP_CHARS = "\\$*_`[<"
 _ESCAPABLE = frozenset("%&$#_{}*[]`~^<>|\\!().-+")
-_LATEX_ESCAPES = {
-    "\\": r"\textbackslash{}",
-    "{": r"\textbraceleft{}",
-    "}": r"\textbraceright{}",
-    "$": r"\$",
-    "%": r"\%",
-    "&": r"\&",
-    "#": r"\#",
-    "_": r"\_",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-    "<": r"\textless{}",
-    ">": r"\textgreater{}",
-    "|": r"\textbar{}",
-}
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _LATEX_SPECIAL = re.compile(r"[\\{}$%&#_~^<>|]")
@@ -184,123 +159,6 @@ def _escape_one(m: re.Match[str]) -> str:
     return _LATEX_ESCAPES[m.group()]
 
 
-_ACCENTS = {
-    "'": "\u0301",
-    "`": "\u0300",
-    "^": "\u0302",
-    '"': "\u0308",
-    "~": "\u0303",
-    "=": "\u0304",
-    ".": "\u0307",
-    "u": "\u0306",
-    "v": "\u030c",
-    "H": "\u030b",
-    "c": "\u0327",
-    "k": "\u0328",
-    "r": "\u030a",
-    "d": "\u0323",
-    "b": "\u0331",
-}
-_TEXT_SYMBOLS = {
-    "ldots": "…",
-    "dots": "…",
-    "textellipsis": "…",
-    "textendash": "–",  # noqa: RUF001
-    "textemdash": "—",
-    "textbackslash": "\\",
-    "textbraceleft": "{",
-    "textbraceright": "}",
-    "textasciitilde": "~",
-    "textasciicircum": "^",
-    "textless": "<",
-    "textgreater": ">",
-    "textbar": "|",
-    "textunderscore": "_",
-    "textasciigrave": "`",
-    "lbrack": "[",
-    "textquoteleft": "‘",  # noqa: RUF001
-    "textquoteright": "’",  # noqa: RUF001
-    "textquotedblleft": "“",
-    "textquotedblright": "”",
-    "textdegree": "°",
-    "copyright": "©",
-    "textregistered": "®",
-    "texttrademark": "™",
-    "ss": "ß",
-    "o": "ø",
-    "O": "Ø",
-    "ae": "æ",
-    "AE": "Æ",
-    "oe": "œ",
-    "OE": "Œ",
-    "aa": "å",
-    "AA": "Å",
-    "l": "ł",
-    "L": "Ł",
-    "i": "ı",  # noqa: RUF001
-    "S": "§",
-    "P": "¶",
-    "dag": "†",
-    # math symbols met outside math in abstracts ("6\times faster")
-    "times": "×",  # noqa: RUF001
-    "pm": "±",
-    "approx": "≈",
-    "leq": "≤",
-    "le": "≤",
-    "geq": "≥",
-    "ge": "≥",
-    "neq": "≠",
-    "rightarrow": "→",
-    "leftarrow": "←",
-    "cdot": "·",
-    "infty": "∞",
-}
-_STYLE_COMMANDS = {
-    "textbf": "bold",
-    "textit": "italic",
-    "emph": "emph",
-    "textsl": "italic",
-    "texttt": "code",
-    "textsc": "sc",
-    "textsf": "sf",
-    "textrm": "rm",
-    "textup": "rm",
-    "textnormal": "rm",
-    "mbox": "rm",
-    "underline": "underline",
-    "textsuperscript": "sup",
-    "textsubscript": "sub",
-}
-_STYLE_LATEX = {
-    "bold": "\\textbf{",
-    "italic": "\\textit{",
-    "emph": "\\emph{",
-    "code": "\\texttt{",
-    "sc": "\\textsc{",
-    "sf": "\\textsf{",
-    "rm": "\\textrm{",
-    "underline": "\\underline{",
-    "sup": "\\textsuperscript{",
-    "sub": "\\textsubscript{",
-}
-_LOGOS = frozenset({"LaTeX", "TeX"})
-
-# Math: commands defined by the LaTeX kernel alone (no amsmath, amssymb, ...), so that the
-# math compiles in any document; anything else makes the span literal text.
-_MATH_COMMANDS = frozenset(
-    """alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda
-    mu nu xi pi varpi rho varrho sigma varsigma tau upsilon phi varphi chi psi omega
-    Gamma Delta Theta Lambda Xi Pi Sigma Upsilon Phi Psi Omega times cdot div pm mp ast
-    star circ bullet oplus otimes cap cup wedge vee setminus le leq ge geq neq ne approx
-    sim simeq equiv propto ll gg subset subseteq supset supseteq in notin ni mid
-    parallel perp to rightarrow leftarrow Rightarrow Leftarrow leftrightarrow
-    Leftrightarrow mapsto uparrow downarrow longrightarrow longleftarrow infty partial
-    nabla forall exists emptyset ell hbar prime ldots cdots vdots dots langle rangle
-    lfloor rfloor lceil rceil vert Vert sum prod int min max log ln exp sin cos tan lim
-    sup inf arg det dim ker Pr mathbf mathrm mathit mathsf mathtt mathcal frac sqrt hat
-    tilde bar vec dot ddot overline underline widehat widetilde mbox textrm textbf
-    textit quad qquad top bot""".split()  # noqa: SIM905
-)
 _MATH_HARMFUL = re.compile(
     r"(?<!\\)[#&%$\n]|\\\\|[\^_](?:$|[}\^_])|\\(?![A-Za-z]|[{}%,;:! _#&|$])"
     r"|\\(?:frac|sqrt|math[a-z]+|hat|tilde|bar|vec|dot|ddot|overline|underline|widehat"
@@ -318,9 +176,6 @@ _WORD = re.compile(r"[^\W_]+")
 # A whole _WORD of ASCII text with a capital after its first character (possessive runs:
 # nothing to backtrack into, which makes the substitution half as slow)
 _ASCII_CAPITAL_INSIDE = re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9][a-z0-9]*+[A-Z][A-Za-z0-9]*+")
-
-
-# --- parsing -------------------------------------------------------------------------------
 
 
 class _Source:
@@ -783,438 +638,3 @@ def _autolink(s: str, j: int, end: int) -> tuple[Node | None, int]:
     if m is None:
         return None, j + 1
     return Link((m.group(1), [])), m.end()
-
-
-# --- rendering: LaTeX ----------------------------------------------------------------------
-
-
-def to_latex(text: str, *, ascii: bool = False, protect: bool = False) -> str:
-    """Record text (markdown, math, a few LaTeX commands) -> a LaTeX-safe BibTeX value.
-
-    `protect` (titles) braces acronyms and mixed-case words (`{USMoE}`) and math, so that
-    styles that lowercase titles keep them. `ascii` writes non-ASCII characters as LaTeX
-    macros for classic BibTeX + pdflatex.
-    """
-    text, marks = _clean_marks(text)
-    if ascii and not text.isascii():
-        text = unicodedata.normalize("NFC", text)
-        marks = _marks(text)
-    if _MARKUP.isdisjoint(marks):  # no markup at all: the common case
-        result = _protect(text, marks) if protect else _escape(text, marks)
-    else:
-        out: list[str] = []
-        # Without a backslash every text node is source text, so a source without LaTeX
-        # specials gives text nodes without them.
-        _render_latex(parse(text, marks), protect, out, not _LATEX_SPECIALS.isdisjoint(marks))
-        result = "".join(out)
-    return to_ascii(result) if ascii else result
-
-
-def escape(text: str, *, ascii: bool = False) -> str:
-    """Plain Unicode (a name, a keyword, a publisher) -> LaTeX-safe text; nothing is markup."""
-    if len(text) <= _SHORT:  # venues, publishers, keywords: the same few on every record
-        return _escape_short(text, ascii)
-    return _escaped(text, ascii)
-
-
-_SHORT = 200
-
-
-@lru_cache(maxsize=4096)
-def _escape_short(text: str, ascii: bool) -> str:
-    return _escaped(text, ascii)
-
-
-def _escaped(text: str, ascii: bool) -> str:
-    text, marks = _clean_marks(text)
-    if ascii and not text.isascii():
-        text = unicodedata.normalize("NFC", text)
-        marks = _marks(text)
-    result = _escape(text, marks)
-    return to_ascii(result) if ascii else result
-
-
-def escape_clean(text: str, *, ascii: bool = False) -> str:
-    """`escape` of text already clean (`clean(text) == text`, as keywords are), without
-    cleaning it again or remembering it: a record's keyword list is its own."""
-    if ascii and not text.isascii():
-        return to_ascii(_escape(unicodedata.normalize("NFC", text)))
-    return _escape(text)
-
-
-def _render_latex(nodes: list[Node], protect: bool, out: list[str], escape: bool = True) -> None:
-    """Append the LaTeX of `nodes` to `out`; `escape=False`: text nodes hold no specials."""
-    for node in nodes:
-        if type(node) is str:
-            out.append(_protect(node) if protect else _escape(node) if escape else node)
-        elif isinstance(node, Math):
-            out.append("{$" + node[0] + "$}" if protect else "$" + node[0] + "$")
-        elif isinstance(node, Styled):
-            out.append(_STYLE_LATEX[node[0]])
-            _render_latex(node[1], protect, out, escape)
-            out.append("}")
-        elif isinstance(node, Link):
-            _render_link(node, protect, out, escape)
-        else:
-            out.append("{\\" + node[0] + "}")
-
-
-def _render_link(node: Link, protect: bool, out: list[str], escape: bool = True) -> None:
-    url, children = node
-    shown = _URL_IN_TEXT.fullmatch(url)
-    # `\\url{...}` needs no protecting braces: its argument is a brace group, which styles
-    # that change case leave alone; `{\\url{...}}` would be a "special character" they lowercase.
-    link = "\\url{" + url + "}" if shown else None
-    if link is None:
-        link = _escape(url)
-    if children and _plain(children) != url:
-        _render_latex(children, protect, out, escape)
-        out.append(" (" + link + ")")
-    else:
-        out.append(link)
-
-
-def _protect(text: str, marks: bytes | None = None) -> str:
-    """Brace words with a capital after their first letter (USMoE, LLM, dLLMs)."""
-    if text.islower() or text.lower() == text:
-        return _escape(text, marks)
-    if marks is None:
-        marks = _marks(text)
-    plain = _LATEX_SPECIALS.isdisjoint(marks)
-    if plain and text.isascii():  # the common title: one substitution does it all
-        return _ASCII_CAPITAL_INSIDE.sub(_braced, text)
-    out: list[str] = []
-    pos = 0
-    for m in _WORD.finditer(text):
-        tail = m.group()[1:]
-        if tail and tail.lower() != tail:
-            gap = text[pos : m.start()]
-            out.append(gap if plain else _escape(gap))
-            out.append("{" + m.group() + "}")
-            pos = m.end()
-    out.append(text[pos:] if plain else _escape(text[pos:]))
-    return "".join(out)
-
-
-def _braced(m: re.Match[str]) -> str:
-    return "{" + m.group() + "}"
-
-
-def to_ascii(latex: str) -> str:
-    """Replace every non-ASCII character of a LaTeX value by a braced macro, or `?`."""
-    if latex.isascii():
-        return latex
-    return _NON_ASCII.sub(lambda m: _ascii_char(m.group()), latex)
-
-
-@cache
-def ascii_table() -> dict[str, str]:
-    """Non-ASCII character -> braced LaTeX macro, for `--ascii`.
-
-    pylatexenc's UnicodeToLatexEncoder output, kept only for the characters pdflatex
-    typesets in a plain document (OT1 and T1, no packages): tests/writers/make_latex_ascii.py
-    builds bib/data/latex_ascii.json, and a toolchain test compiles all of it.
-    """
-    data = resources.files("bib").joinpath("data/latex_ascii.json").read_text(encoding="utf-8")
-    return json.loads(data)
-
-
-@lru_cache(maxsize=4096)
-def _ascii_char(ch: str) -> str:
-    encoded = ascii_table().get(ch)
-    if encoded is not None:
-        return encoded
-    decomposed = unicodedata.normalize("NFKD", ch)
-    if decomposed != ch:
-        parts = [
-            _escape(part) if part.isascii() else _ascii_char(part)
-            for part in decomposed
-            if not unicodedata.combining(part)
-        ]
-        if parts and ASCII_FALLBACK not in parts:
-            return "".join(parts)
-    return ASCII_FALLBACK
-
-
-def link(url: str) -> str:
-    """A URL inside a text field (a note): `\\url{}` when url.sty copes, else escaped text."""
-    out: list[str] = []
-    _render_link(Link((clean(url), [])), False, out)
-    return out[0]
-
-
-_URL_UNSAFE = re.compile(r"%(?![0-9A-Fa-f]{2})|[^A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]")
-
-
-def url_value(url: str) -> str:
-    """A `url` field: left unescaped (styles typeset it verbatim), but percent-encoded
-    where a character could unbalance the entry or break url.sty: spaces, braces,
-    backslashes, `^`, non-ASCII and a `%` that starts no escape.
-    """
-    return _URL_UNSAFE.sub(_percent, clean(url))
-
-
-def _percent(m: re.Match[str]) -> str:
-    return "".join(f"%{byte:02X}" for byte in m.group().encode("utf-8"))
-
-
-_VERBATIM_UNSAFE = re.compile(r"[\s{}\\%]")
-
-
-def verbatim_value(value: str) -> str:
-    """A DOI or an arXiv id: written verbatim, minus anything that could break the entry."""
-    return _VERBATIM_UNSAFE.sub(_percent, clean(value))
-
-
-# --- rendering: plain text -----------------------------------------------------------------
-
-
-def to_text(text: str) -> str:
-    """Record text -> plain Unicode: markdown stripped, commands dropped, math rendered, and
-    TeX ligatures (`--`, `''`) shown as the characters the `.bib` prints, so that CSL-JSON
-    says what the PDF says and a `.bib` read back gives the same text."""
-    text, marks = _clean_marks(text)
-    if _MARKUP.isdisjoint(marks):
-        return _typeset(text, marks)
-    # Text nodes are source text, joined with what commands print, and markup that the
-    # parser takes out leaves a node boundary: a source without ligatures gives nodes
-    # without them, unless a command prints a ligature's character (`\-`, a backtick; a
-    # backtick in the source is caught by _may_ligate).
-    typeset = _may_ligate(text, marks) or (
-        b"\\" in marks and ((b"\\-" in marks and "\\-" in text) or "\\textasciigrave" in text)
-    )
-    plain = _plain(parse(text, marks), typeset=typeset)
-    if b"$" in marks or b"\\" in marks:  # math (pylatexenc's text) may hold any character
-        return clean(plain)
-    # Without math or commands, the text is clean source text with markup taken out (and
-    # links' " (url)"): joining its parts can only double a space or leave one at an edge.
-    return plain.strip() if _single_spaced(plain) else clean(plain)
-
-
-def _typeset(text: str, marks: bytes | None = None) -> str:
-    """TeX's ligatures, read left to right as TeX reads them (`!``` is `¡` then a backtick)."""
-    if marks is None:
-        if "-" not in text and "`" not in text and "'" not in text:
-            return text
-        marks = _marks(text)
-    return _LIGATURE.sub(_ligature, text) if _may_ligate(text, marks) else text
-
-
-def _may_ligate(text: str, marks: bytes) -> bool:
-    """Whether `text` (with `_marks(text)`) may hold a ligature; False is certain.
-
-    Every ligature holds `--`, `''` or a backtick. _marks keeps those characters in order,
-    so what is not in `marks` is not in `text` (what is may be a false alarm: `a-b-c`)."""
-    return (
-        b"`" in marks
-        or (b"--" in marks and _HYPHENS.search(text) is not None)
-        or (b"''" in marks and _QUOTES.search(text) is not None)
-    )
-
-
-# A literal regex search beats `in` for two characters in a long text (an abstract).
-_HYPHENS = re.compile("--")
-_QUOTES = re.compile("''")
-
-
-def _ligature(m: re.Match[str]) -> str:
-    return _LIGATURE_SHOWN[m.group()]
-
-
-def _plain(nodes: list[Node], *, typeset: bool = False) -> str:
-    out: list[str] = []
-    for node in nodes:
-        if type(node) is str:
-            out.append(_typeset(node) if typeset else node)
-        elif isinstance(node, Math):
-            out.append(_math_text(node[0]))
-        elif isinstance(node, Styled):
-            out.append(_plain(node[1], typeset=typeset))
-        elif isinstance(node, Link):
-            shown = _plain(node[1]) if node[1] else ""
-            if shown and shown != node[0]:
-                out.append(f"{_plain(node[1], typeset=typeset)} ({node[0]})")
-            else:
-                out.append(node[0])
-        else:
-            out.append(node[0])
-    return "".join(out)
-
-
-@lru_cache(maxsize=8192)
-def _math_text(body: str) -> str:
-    return decoder().latex_to_text("$" + body + "$").strip()
-
-
-@cache
-def decoder(math_mode: str = "text") -> LatexNodes2Text:
-    """pylatexenc's LaTeX->text, taught the macros `to_latex` writes that its default
-    context drops (`\\textbraceleft`, `\\textless`, `\\textbar`, `\\texttt`, `\\url`, ...).
-
-    Readers of BibTeX should use it so that our own output reads back exactly;
-    `math_mode="verbatim"` keeps `$...$` as written.
-    """
-    db = get_default_latex_context_db()
-    db.add_context_category(
-        "bib",
-        prepend=True,
-        macros=[
-            MacroTextSpec("textbraceleft", "{"),
-            MacroTextSpec("textbraceright", "}"),
-            MacroTextSpec("textless", "<"),
-            MacroTextSpec("textgreater", ">"),
-            MacroTextSpec("textbar", "|"),
-            MacroTextSpec("textasciicircum", "^"),
-            MacroTextSpec("textasciitilde", "~"),
-            MacroTextSpec("textbackslash", "\\"),
-            MacroTextSpec("texttt", "%s"),
-            MacroTextSpec("textsc", "%s"),
-            MacroTextSpec("textsf", "%s"),
-            MacroTextSpec("textrm", "%s"),
-            MacroTextSpec("underline", "%s"),
-            MacroTextSpec("textsuperscript", "%s"),
-            MacroTextSpec("textsubscript", "%s"),
-            MacroTextSpec("url", "%s"),
-            MacroTextSpec("LaTeX", "LaTeX"),
-            MacroTextSpec("TeX", "TeX"),
-        ],
-    )
-    return LatexNodes2Text(latex_context=db, math_mode=math_mode, strict_latex_spaces=True)
-
-
-def decode(latex: str) -> str:
-    """A LaTeX value written by `to_latex` or `escape` -> Unicode (what it prints)."""
-    return clean(decoder().latex_to_text(latex))
-
-
-# --- reading: LaTeX values back into record text -------------------------------------------
-
-_RECORD_ESCAPES = {
-    "\\": "\\textbackslash{}",
-    "$": "\\$",
-    "*": "\\*",
-    "_": "\\_",
-    "<": "\\<",
-    "`": "\\textasciigrave{}",
-    "[": "\\lbrack{}",
-    "{": "\\{",
-    "}": "\\}",
-}
-_RECORD_SPECIAL = re.compile(r"[\\$*_<`\[{}]")
-_NEEDS_LATEX = re.compile(r"[\\$%{}~&]")
-_LIGATURES = (("---", "\u2014"), ("--", "\u2013"), ("``", "\u201c"), ("''", "\u201d"))
-_LIGATURES += (("!`", "\u00a1"), ("?`", "\u00bf"))
-_LIGATURE_SHOWN = dict(_LIGATURES)
-_LIGATURE = re.compile("|".join(re.escape(source) for source, _ in _LIGATURES))
-_URL_ARGUMENT = re.compile(r"(\\(?:url|href)\s*\{)([^{}]*)(\})")
-_BARE_PERCENT = re.compile(r"(?<!\\)%")
-_PLACEHOLDER = re.compile("\ufffe(\\d+)\uffff")
-"""A URL set aside while pylatexenc reads the rest; noncharacters, which `clean` drops anyway."""
-
-
-class _RecordText(LatexNodes2Text):
-    """pylatexenc's LaTeX->text, writing record text instead of plain text: formatting
-    commands and math stay markup, and (with `escape`) characters that record text would
-    read as markup (`*`, `_`, `$`, ...) are escaped."""
-
-    def __init__(self, escape: bool):
-        super().__init__(
-            latex_context=decoder().latex_context, math_mode="verbatim", strict_latex_spaces=True
-        )
-        self.escape = escape
-
-    def literal(self, text: str) -> str:
-        text = text.replace("\xa0", " ")
-        if not self.escape:
-            return text
-        return _RECORD_SPECIAL.sub(_record_escape, text)
-
-    def chars_node_to_text(self, node, textcol=0):
-        return self.literal(super().chars_node_to_text(node, textcol))
-
-    def specials_node_to_text(self, node):
-        if node.specials_chars == "&":  # an alignment tab to LaTeX, an ampersand in a title
-            return "&"
-        return self.literal(super().specials_node_to_text(node))
-
-    def math_node_to_text(self, node):
-        source, end = node.latex_verbatim(), node.pos + node.len
-        after = node.parsing_state.s[end:].lstrip("{}")[:1]
-        if node.delimiters[0] == "$" and after.isdigit():  # `$x$2` is not math in record text
-            return "\\(" + source[1:-1] + "\\)"
-        return source
-
-    def macro_node_to_text(self, node):
-        args = [a for a in (node.nodeargd.argnlist if node.nodeargd else []) if a is not None]
-        name = node.macroname
-        if (name in _STYLE_COMMANDS or name in ("url", "href")) and args:
-            groups = "}{".join(self._groupnodecontents_to_text(a) for a in args)
-            return "\\" + name + "{" + groups + "}"
-        text = super().macro_node_to_text(node)
-        return text if args else self.literal(text)  # arguments were converted already
-
-
-@cache
-def _record_text(escape: bool) -> _RecordText:
-    return _RecordText(escape)
-
-
-@cache
-def _walker_context() -> macrospec.LatexContextDb:
-    """pylatexenc's parser, told the arguments of every command record text keeps."""
-    db = latexwalker.get_default_latex_context_db()
-    db.add_context_category(
-        "bib",
-        prepend=True,
-        macros=[
-            macrospec.MacroSpec(name, "{{" if name == "href" else "{")
-            for name in (*_STYLE_COMMANDS, "url", "href")
-        ],
-    )
-    return db
-
-
-def from_latex(latex: str) -> str:
-    """A BibTeX value (title, abstract, note) -> record text that `to_latex` writes back as it
-    was and `to_text` renders as it prints: accents, escapes and symbols become Unicode,
-    grouping braces go, formatting commands, links and math stay markup.
-
-    Literal characters that record text reads as markup are escaped only when they would be
-    (`a*b*c`, not `BERT_base`), so that titles read from third-party files stay plain.
-    """
-    if _NEEDS_LATEX.search(latex) is None:  # plain text: only ligatures to read
-        plain = clean(_typeset(latex))
-        if _STOP.search(plain) is None:
-            return plain
-        return _unambiguous(plain, _RECORD_SPECIAL.sub(_record_escape, plain))
-    urls: list[str] = []
-
-    def hide(m: re.Match[str]) -> str:
-        urls.append(m.group(2))  # verbatim: `%`, `#`, `~` in a URL are not LaTeX
-        return f"{m.group(1)}\ufffe{len(urls) - 1}\uffff{m.group(3)}"
-
-    hidden = _URL_ARGUMENT.sub(hide, latex.replace("\ufffe", "").replace("\uffff", ""))
-    # `50% faster` would be a LaTeX comment; in a BibTeX value it is a forgotten `\%`
-    hidden = _BARE_PERCENT.sub(r"\\%", hidden)
-    nodes = latexwalker.LatexWalker(
-        hidden, latex_context=_walker_context(), tolerant_parsing=True
-    ).get_latex_nodes()[0]
-
-    def convert(escape: bool) -> str:
-        text = _record_text(escape).nodelist_to_text(nodes)
-        return clean(_PLACEHOLDER.sub(lambda m: urls[int(m.group(1))], text))
-
-    plain = convert(False)
-    if _STOP.search(plain) is None:
-        return plain
-    return _unambiguous(plain, convert(True))
-
-
-def _unambiguous(plain: str, escaped: str) -> str:
-    """`plain` when record text reads it as `escaped` says, else `escaped`."""
-    same = to_text(plain) == to_text(escaped) and to_latex(plain) == to_latex(escaped)
-    return plain if same else escaped
-
-
-def _record_escape(m: re.Match[str]) -> str:
-    return _RECORD_ESCAPES[m.group()]

@@ -1,0 +1,130 @@
+"""BibTeX values (LaTeX) -> record text (`from_latex`): accents, escapes and symbols become
+Unicode; formatting commands, links and math stay markup."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from pylatexenc import latexwalker, macrospec
+from pylatexenc.latex2text import LatexNodes2Text
+
+from bib.latex.markup import _STOP, clean
+from bib.latex.tables import _RECORD_ESCAPES, _STYLE_COMMANDS
+from bib.latex.tolatex import to_latex
+from bib.latex.totext import _typeset, decoder, to_text
+
+_RECORD_SPECIAL = re.compile(r"[\\$*_<`\[{}]")
+_NEEDS_LATEX = re.compile(r"[\\$%{}~&]")
+_URL_ARGUMENT = re.compile(r"(\\(?:url|href)\s*\{)([^{}]*)(\})")
+_BARE_PERCENT = re.compile(r"(?<!\\)%")
+_PLACEHOLDER = re.compile("\ufffe(\\d+)\uffff")
+"""A URL set aside while pylatexenc reads the rest; noncharacters, which `clean` drops anyway."""
+
+
+class _RecordText(LatexNodes2Text):
+    """pylatexenc's LaTeX->text, writing record text instead of plain text: formatting
+    commands and math stay markup, and (with `escape`) characters that record text would
+    read as markup (`*`, `_`, `$`, ...) are escaped."""
+
+    def __init__(self, escape: bool):
+        super().__init__(
+            latex_context=decoder().latex_context, math_mode="verbatim", strict_latex_spaces=True
+        )
+        self.escape = escape
+
+    def literal(self, text: str) -> str:
+        text = text.replace("\xa0", " ")
+        if not self.escape:
+            return text
+        return _RECORD_SPECIAL.sub(_record_escape, text)
+
+    def chars_node_to_text(self, node, textcol=0):
+        return self.literal(super().chars_node_to_text(node, textcol))
+
+    def specials_node_to_text(self, node):
+        if node.specials_chars == "&":  # an alignment tab to LaTeX, an ampersand in a title
+            return "&"
+        return self.literal(super().specials_node_to_text(node))
+
+    def math_node_to_text(self, node):
+        source, end = node.latex_verbatim(), node.pos + node.len
+        after = node.parsing_state.s[end:].lstrip("{}")[:1]
+        if node.delimiters[0] == "$" and after.isdigit():  # `$x$2` is not math in record text
+            return "\\(" + source[1:-1] + "\\)"
+        return source
+
+    def macro_node_to_text(self, node):
+        args = [a for a in (node.nodeargd.argnlist if node.nodeargd else []) if a is not None]
+        name = node.macroname
+        if (name in _STYLE_COMMANDS or name in ("url", "href")) and args:
+            groups = "}{".join(self._groupnodecontents_to_text(a) for a in args)
+            return "\\" + name + "{" + groups + "}"
+        text = super().macro_node_to_text(node)
+        return text if args else self.literal(text)  # arguments were converted already
+
+
+@cache
+def _record_text(escape: bool) -> _RecordText:
+    return _RecordText(escape)
+
+
+@cache
+def _walker_context() -> macrospec.LatexContextDb:
+    """pylatexenc's parser, told the arguments of every command record text keeps."""
+    db = latexwalker.get_default_latex_context_db()
+    db.add_context_category(
+        "bib",
+        prepend=True,
+        macros=[
+            macrospec.MacroSpec(name, "{{" if name == "href" else "{")
+            for name in (*_STYLE_COMMANDS, "url", "href")
+        ],
+    )
+    return db
+
+
+def from_latex(latex: str) -> str:
+    """A BibTeX value (title, abstract, note) -> record text that `to_latex` writes back as it
+    was and `to_text` renders as it prints: accents, escapes and symbols become Unicode,
+    grouping braces go, formatting commands, links and math stay markup.
+
+    Literal characters that record text reads as markup are escaped only when they would be
+    (`a*b*c`, not `BERT_base`), so that titles read from third-party files stay plain.
+    """
+    if _NEEDS_LATEX.search(latex) is None:  # plain text: only ligatures to read
+        plain = clean(_typeset(latex))
+        if _STOP.search(plain) is None:
+            return plain
+        return _unambiguous(plain, _RECORD_SPECIAL.sub(_record_escape, plain))
+    urls: list[str] = []
+
+    def hide(m: re.Match[str]) -> str:
+        urls.append(m.group(2))  # verbatim: `%`, `#`, `~` in a URL are not LaTeX
+        return f"{m.group(1)}\ufffe{len(urls) - 1}\uffff{m.group(3)}"
+
+    hidden = _URL_ARGUMENT.sub(hide, latex.replace("\ufffe", "").replace("\uffff", ""))
+    # `50% faster` would be a LaTeX comment; in a BibTeX value it is a forgotten `\%`
+    hidden = _BARE_PERCENT.sub(r"\\%", hidden)
+    nodes = latexwalker.LatexWalker(
+        hidden, latex_context=_walker_context(), tolerant_parsing=True
+    ).get_latex_nodes()[0]
+
+    def convert(escape: bool) -> str:
+        text = _record_text(escape).nodelist_to_text(nodes)
+        return clean(_PLACEHOLDER.sub(lambda m: urls[int(m.group(1))], text))
+
+    plain = convert(False)
+    if _STOP.search(plain) is None:
+        return plain
+    return _unambiguous(plain, convert(True))
+
+
+def _unambiguous(plain: str, escaped: str) -> str:
+    """`plain` when record text reads it as `escaped` says, else `escaped`."""
+    same = to_text(plain) == to_text(escaped) and to_latex(plain) == to_latex(escaped)
+    return plain if same else escaped
+
+
+def _record_escape(m: re.Match[str]) -> str:
+    return _RECORD_ESCAPES[m.group()]

@@ -1,0 +1,158 @@
+"""The tables record text and LaTeX are translated with: escapes, accents, symbols, style
+commands, the math whitelist and TeX ligatures (data, not code)."""
+
+from __future__ import annotations
+
+import re
+
+_LATEX_ESCAPES = {
+    "\\": r"\textbackslash{}",
+    "{": r"\textbraceleft{}",
+    "}": r"\textbraceright{}",
+    "$": r"\$",
+    "%": r"\%",
+    "&": r"\&",
+    "#": r"\#",
+    "_": r"\_",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+}
+
+
+_ACCENTS = {
+    "'": "\u0301",
+    "`": "\u0300",
+    "^": "\u0302",
+    '"': "\u0308",
+    "~": "\u0303",
+    "=": "\u0304",
+    ".": "\u0307",
+    "u": "\u0306",
+    "v": "\u030c",
+    "H": "\u030b",
+    "c": "\u0327",
+    "k": "\u0328",
+    "r": "\u030a",
+    "d": "\u0323",
+    "b": "\u0331",
+}
+_TEXT_SYMBOLS = {
+    "ldots": "…",
+    "dots": "…",
+    "textellipsis": "…",
+    "textendash": "–",  # noqa: RUF001
+    "textemdash": "—",
+    "textbackslash": "\\",
+    "textbraceleft": "{",
+    "textbraceright": "}",
+    "textasciitilde": "~",
+    "textasciicircum": "^",
+    "textless": "<",
+    "textgreater": ">",
+    "textbar": "|",
+    "textunderscore": "_",
+    "textasciigrave": "`",
+    "lbrack": "[",
+    "textquoteleft": "‘",  # noqa: RUF001
+    "textquoteright": "’",  # noqa: RUF001
+    "textquotedblleft": "“",
+    "textquotedblright": "”",
+    "textdegree": "°",
+    "copyright": "©",
+    "textregistered": "®",
+    "texttrademark": "™",
+    "ss": "ß",
+    "o": "ø",
+    "O": "Ø",
+    "ae": "æ",
+    "AE": "Æ",
+    "oe": "œ",
+    "OE": "Œ",
+    "aa": "å",
+    "AA": "Å",
+    "l": "ł",
+    "L": "Ł",
+    "i": "ı",  # noqa: RUF001
+    "S": "§",
+    "P": "¶",
+    "dag": "†",
+    # math symbols met outside math in abstracts ("6\times faster")
+    "times": "×",  # noqa: RUF001
+    "pm": "±",
+    "approx": "≈",
+    "leq": "≤",
+    "le": "≤",
+    "geq": "≥",
+    "ge": "≥",
+    "neq": "≠",
+    "rightarrow": "→",
+    "leftarrow": "←",
+    "cdot": "·",
+    "infty": "∞",
+}
+_STYLE_COMMANDS = {
+    "textbf": "bold",
+    "textit": "italic",
+    "emph": "emph",
+    "textsl": "italic",
+    "texttt": "code",
+    "textsc": "sc",
+    "textsf": "sf",
+    "textrm": "rm",
+    "textup": "rm",
+    "textnormal": "rm",
+    "mbox": "rm",
+    "underline": "underline",
+    "textsuperscript": "sup",
+    "textsubscript": "sub",
+}
+_STYLE_LATEX = {
+    "bold": "\\textbf{",
+    "italic": "\\textit{",
+    "emph": "\\emph{",
+    "code": "\\texttt{",
+    "sc": "\\textsc{",
+    "sf": "\\textsf{",
+    "rm": "\\textrm{",
+    "underline": "\\underline{",
+    "sup": "\\textsuperscript{",
+    "sub": "\\textsubscript{",
+}
+_LOGOS = frozenset({"LaTeX", "TeX"})
+
+# Math: commands defined by the LaTeX kernel alone (no amsmath, amssymb, ...), so that the
+# math compiles in any document; anything else makes the span literal text.
+_MATH_COMMANDS = frozenset(
+    """alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda
+    mu nu xi pi varpi rho varrho sigma varsigma tau upsilon phi varphi chi psi omega
+    Gamma Delta Theta Lambda Xi Pi Sigma Upsilon Phi Psi Omega times cdot div pm mp ast
+    star circ bullet oplus otimes cap cup wedge vee setminus le leq ge geq neq ne approx
+    sim simeq equiv propto ll gg subset subseteq supset supseteq in notin ni mid
+    parallel perp to rightarrow leftarrow Rightarrow Leftarrow leftrightarrow
+    Leftrightarrow mapsto uparrow downarrow longrightarrow longleftarrow infty partial
+    nabla forall exists emptyset ell hbar prime ldots cdots vdots dots langle rangle
+    lfloor rfloor lceil rceil vert Vert sum prod int min max log ln exp sin cos tan lim
+    sup inf arg det dim ker Pr mathbf mathrm mathit mathsf mathtt mathcal frac sqrt hat
+    tilde bar vec dot ddot overline underline widehat widetilde mbox textrm textbf
+    textit quad qquad top bot""".split()  # noqa: SIM905
+)
+
+
+_RECORD_ESCAPES = {
+    "\\": "\\textbackslash{}",
+    "$": "\\$",
+    "*": "\\*",
+    "_": "\\_",
+    "<": "\\<",
+    "`": "\\textasciigrave{}",
+    "[": "\\lbrack{}",
+    "{": "\\{",
+    "}": "\\}",
+}
+_LIGATURES = (("---", "\u2014"), ("--", "\u2013"), ("``", "\u201c"), ("''", "\u201d"))
+_LIGATURES += (("!`", "\u00a1"), ("?`", "\u00bf"))
+_LIGATURE_SHOWN = dict(_LIGATURES)
+_LIGATURE = re.compile("|".join(re.escape(source) for source, _ in _LIGATURES))

@@ -1,0 +1,210 @@
+"""The markup tree -> LaTeX-safe BibTeX values (`to_latex`, `escape`), `--ascii` from a
+table of pylatexenc's macros verified with pdflatex (bib/data/latex_ascii.json), and URL and
+verbatim field values."""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from functools import cache, lru_cache
+from importlib import resources
+
+from bib.latex.markup import (
+    _ASCII_CAPITAL_INSIDE,
+    _LATEX_SPECIALS,
+    _MARKUP,
+    _NON_ASCII,
+    _URL_IN_TEXT,
+    _WORD,
+    ASCII_FALLBACK,
+    Link,
+    Math,
+    Node,
+    Styled,
+    _clean_marks,
+    _escape,
+    _marks,
+    clean,
+    parse,
+)
+from bib.latex.tables import _STYLE_LATEX
+from bib.latex.totext import _plain
+
+
+def to_latex(text: str, *, ascii: bool = False, protect: bool = False) -> str:
+    """Record text (markdown, math, a few LaTeX commands) -> a LaTeX-safe BibTeX value.
+
+    `protect` (titles) braces acronyms and mixed-case words (`{USMoE}`) and math, so that
+    styles that lowercase titles keep them. `ascii` writes non-ASCII characters as LaTeX
+    macros for classic BibTeX + pdflatex.
+    """
+    text, marks = _clean_marks(text)
+    if ascii and not text.isascii():
+        text = unicodedata.normalize("NFC", text)
+        marks = _marks(text)
+    if _MARKUP.isdisjoint(marks):  # no markup at all: the common case
+        result = _protect(text, marks) if protect else _escape(text, marks)
+    else:
+        out: list[str] = []
+        # Without a backslash every text node is source text, so a source without LaTeX
+        # specials gives text nodes without them.
+        _render_latex(parse(text, marks), protect, out, not _LATEX_SPECIALS.isdisjoint(marks))
+        result = "".join(out)
+    return to_ascii(result) if ascii else result
+
+
+def escape(text: str, *, ascii: bool = False) -> str:
+    """Plain Unicode (a name, a keyword, a publisher) -> LaTeX-safe text; nothing is markup."""
+    if len(text) <= _SHORT:  # venues, publishers, keywords: the same few on every record
+        return _escape_short(text, ascii)
+    return _escaped(text, ascii)
+
+
+_SHORT = 200
+
+
+@lru_cache(maxsize=4096)
+def _escape_short(text: str, ascii: bool) -> str:
+    return _escaped(text, ascii)
+
+
+def _escaped(text: str, ascii: bool) -> str:
+    text, marks = _clean_marks(text)
+    if ascii and not text.isascii():
+        text = unicodedata.normalize("NFC", text)
+        marks = _marks(text)
+    result = _escape(text, marks)
+    return to_ascii(result) if ascii else result
+
+
+def escape_clean(text: str, *, ascii: bool = False) -> str:
+    """`escape` of text already clean (`clean(text) == text`, as keywords are), without
+    cleaning it again or remembering it: a record's keyword list is its own."""
+    if ascii and not text.isascii():
+        return to_ascii(_escape(unicodedata.normalize("NFC", text)))
+    return _escape(text)
+
+
+def _render_latex(nodes: list[Node], protect: bool, out: list[str], escape: bool = True) -> None:
+    """Append the LaTeX of `nodes` to `out`; `escape=False`: text nodes hold no specials."""
+    for node in nodes:
+        if type(node) is str:
+            out.append(_protect(node) if protect else _escape(node) if escape else node)
+        elif isinstance(node, Math):
+            out.append("{$" + node[0] + "$}" if protect else "$" + node[0] + "$")
+        elif isinstance(node, Styled):
+            out.append(_STYLE_LATEX[node[0]])
+            _render_latex(node[1], protect, out, escape)
+            out.append("}")
+        elif isinstance(node, Link):
+            _render_link(node, protect, out, escape)
+        else:
+            out.append("{\\" + node[0] + "}")
+
+
+def _render_link(node: Link, protect: bool, out: list[str], escape: bool = True) -> None:
+    url, children = node
+    shown = _URL_IN_TEXT.fullmatch(url)
+    # `\\url{...}` needs no protecting braces: its argument is a brace group, which styles
+    # that change case leave alone; `{\\url{...}}` would be a "special character" they lowercase.
+    link = "\\url{" + url + "}" if shown else None
+    if link is None:
+        link = _escape(url)
+    if children and _plain(children) != url:
+        _render_latex(children, protect, out, escape)
+        out.append(" (" + link + ")")
+    else:
+        out.append(link)
+
+
+def _protect(text: str, marks: bytes | None = None) -> str:
+    """Brace words with a capital after their first letter (USMoE, LLM, dLLMs)."""
+    if text.islower() or text.lower() == text:
+        return _escape(text, marks)
+    if marks is None:
+        marks = _marks(text)
+    plain = _LATEX_SPECIALS.isdisjoint(marks)
+    if plain and text.isascii():  # the common title: one substitution does it all
+        return _ASCII_CAPITAL_INSIDE.sub(_braced, text)
+    out: list[str] = []
+    pos = 0
+    for m in _WORD.finditer(text):
+        tail = m.group()[1:]
+        if tail and tail.lower() != tail:
+            gap = text[pos : m.start()]
+            out.append(gap if plain else _escape(gap))
+            out.append("{" + m.group() + "}")
+            pos = m.end()
+    out.append(text[pos:] if plain else _escape(text[pos:]))
+    return "".join(out)
+
+
+def _braced(m: re.Match[str]) -> str:
+    return "{" + m.group() + "}"
+
+
+def to_ascii(latex: str) -> str:
+    """Replace every non-ASCII character of a LaTeX value by a braced macro, or `?`."""
+    if latex.isascii():
+        return latex
+    return _NON_ASCII.sub(lambda m: _ascii_char(m.group()), latex)
+
+
+@cache
+def ascii_table() -> dict[str, str]:
+    """Non-ASCII character -> braced LaTeX macro, for `--ascii`.
+
+    pylatexenc's UnicodeToLatexEncoder output, kept only for the characters pdflatex
+    typesets in a plain document (OT1 and T1, no packages): tests/writers/make_latex_ascii.py
+    builds bib/data/latex_ascii.json, and a toolchain test compiles all of it.
+    """
+    data = resources.files("bib").joinpath("data/latex_ascii.json").read_text(encoding="utf-8")
+    return json.loads(data)
+
+
+@lru_cache(maxsize=4096)
+def _ascii_char(ch: str) -> str:
+    encoded = ascii_table().get(ch)
+    if encoded is not None:
+        return encoded
+    decomposed = unicodedata.normalize("NFKD", ch)
+    if decomposed != ch:
+        parts = [
+            _escape(part) if part.isascii() else _ascii_char(part)
+            for part in decomposed
+            if not unicodedata.combining(part)
+        ]
+        if parts and ASCII_FALLBACK not in parts:
+            return "".join(parts)
+    return ASCII_FALLBACK
+
+
+def link(url: str) -> str:
+    """A URL inside a text field (a note): `\\url{}` when url.sty copes, else escaped text."""
+    out: list[str] = []
+    _render_link(Link((clean(url), [])), False, out)
+    return out[0]
+
+
+_URL_UNSAFE = re.compile(r"%(?![0-9A-Fa-f]{2})|[^A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]")
+
+
+def url_value(url: str) -> str:
+    """A `url` field: left unescaped (styles typeset it verbatim), but percent-encoded
+    where a character could unbalance the entry or break url.sty: spaces, braces,
+    backslashes, `^`, non-ASCII and a `%` that starts no escape.
+    """
+    return _URL_UNSAFE.sub(_percent, clean(url))
+
+
+def _percent(m: re.Match[str]) -> str:
+    return "".join(f"%{byte:02X}" for byte in m.group().encode("utf-8"))
+
+
+_VERBATIM_UNSAFE = re.compile(r"[\s{}\\%]")
+
+
+def verbatim_value(value: str) -> str:
+    """A DOI or an arXiv id: written verbatim, minus anything that could break the entry."""
+    return _VERBATIM_UNSAFE.sub(_percent, clean(value))

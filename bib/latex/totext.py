@@ -1,0 +1,140 @@
+"""The markup tree -> plain Unicode (`to_text`), and pylatexenc's LaTeX -> text (`decode`)."""
+
+from __future__ import annotations
+
+import re
+from functools import cache, lru_cache
+
+from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
+
+from bib.latex.markup import (
+    _MARKUP,
+    Link,
+    Math,
+    Node,
+    Styled,
+    _clean_marks,
+    _marks,
+    _single_spaced,
+    clean,
+    parse,
+)
+from bib.latex.tables import _LIGATURE, _LIGATURE_SHOWN
+
+
+def to_text(text: str) -> str:
+    """Record text -> plain Unicode: markdown stripped, commands dropped, math rendered, and
+    TeX ligatures (`--`, `''`) shown as the characters the `.bib` prints, so that CSL-JSON
+    says what the PDF says and a `.bib` read back gives the same text."""
+    text, marks = _clean_marks(text)
+    if _MARKUP.isdisjoint(marks):
+        return _typeset(text, marks)
+    # Text nodes are source text, joined with what commands print, and markup that the
+    # parser takes out leaves a node boundary: a source without ligatures gives nodes
+    # without them, unless a command prints a ligature's character (`\-`, a backtick; a
+    # backtick in the source is caught by _may_ligate).
+    typeset = _may_ligate(text, marks) or (
+        b"\\" in marks and ((b"\\-" in marks and "\\-" in text) or "\\textasciigrave" in text)
+    )
+    plain = _plain(parse(text, marks), typeset=typeset)
+    if b"$" in marks or b"\\" in marks:  # math (pylatexenc's text) may hold any character
+        return clean(plain)
+    # Without math or commands, the text is clean source text with markup taken out (and
+    # links' " (url)"): joining its parts can only double a space or leave one at an edge.
+    return plain.strip() if _single_spaced(plain) else clean(plain)
+
+
+def _typeset(text: str, marks: bytes | None = None) -> str:
+    """TeX's ligatures, read left to right as TeX reads them (`!``` is `¡` then a backtick)."""
+    if marks is None:
+        if "-" not in text and "`" not in text and "'" not in text:
+            return text
+        marks = _marks(text)
+    return _LIGATURE.sub(_ligature, text) if _may_ligate(text, marks) else text
+
+
+def _may_ligate(text: str, marks: bytes) -> bool:
+    """Whether `text` (with `_marks(text)`) may hold a ligature; False is certain.
+
+    Every ligature holds `--`, `''` or a backtick. _marks keeps those characters in order,
+    so what is not in `marks` is not in `text` (what is may be a false alarm: `a-b-c`)."""
+    return (
+        b"`" in marks
+        or (b"--" in marks and _HYPHENS.search(text) is not None)
+        or (b"''" in marks and _QUOTES.search(text) is not None)
+    )
+
+
+# A literal regex search beats `in` for two characters in a long text (an abstract).
+_HYPHENS = re.compile("--")
+_QUOTES = re.compile("''")
+
+
+def _ligature(m: re.Match[str]) -> str:
+    return _LIGATURE_SHOWN[m.group()]
+
+
+def _plain(nodes: list[Node], *, typeset: bool = False) -> str:
+    out: list[str] = []
+    for node in nodes:
+        if type(node) is str:
+            out.append(_typeset(node) if typeset else node)
+        elif isinstance(node, Math):
+            out.append(_math_text(node[0]))
+        elif isinstance(node, Styled):
+            out.append(_plain(node[1], typeset=typeset))
+        elif isinstance(node, Link):
+            shown = _plain(node[1]) if node[1] else ""
+            if shown and shown != node[0]:
+                out.append(f"{_plain(node[1], typeset=typeset)} ({node[0]})")
+            else:
+                out.append(node[0])
+        else:
+            out.append(node[0])
+    return "".join(out)
+
+
+@lru_cache(maxsize=8192)
+def _math_text(body: str) -> str:
+    return decoder().latex_to_text("$" + body + "$").strip()
+
+
+@cache
+def decoder(math_mode: str = "text") -> LatexNodes2Text:
+    """pylatexenc's LaTeX->text, taught the macros `to_latex` writes that its default
+    context drops (`\\textbraceleft`, `\\textless`, `\\textbar`, `\\texttt`, `\\url`, ...).
+
+    Readers of BibTeX should use it so that our own output reads back exactly;
+    `math_mode="verbatim"` keeps `$...$` as written.
+    """
+    db = get_default_latex_context_db()
+    db.add_context_category(
+        "bib",
+        prepend=True,
+        macros=[
+            MacroTextSpec("textbraceleft", "{"),
+            MacroTextSpec("textbraceright", "}"),
+            MacroTextSpec("textless", "<"),
+            MacroTextSpec("textgreater", ">"),
+            MacroTextSpec("textbar", "|"),
+            MacroTextSpec("textasciicircum", "^"),
+            MacroTextSpec("textasciitilde", "~"),
+            MacroTextSpec("textbackslash", "\\"),
+            MacroTextSpec("texttt", "%s"),
+            MacroTextSpec("textsc", "%s"),
+            MacroTextSpec("textsf", "%s"),
+            MacroTextSpec("textrm", "%s"),
+            MacroTextSpec("underline", "%s"),
+            MacroTextSpec("textsuperscript", "%s"),
+            MacroTextSpec("textsubscript", "%s"),
+            MacroTextSpec("url", "%s"),
+            MacroTextSpec("LaTeX", "LaTeX"),
+            MacroTextSpec("TeX", "TeX"),
+        ],
+    )
+    return LatexNodes2Text(latex_context=db, math_mode=math_mode, strict_latex_spaces=True)
+
+
+def decode(latex: str) -> str:
+    """A LaTeX value written by `to_latex` or `escape` -> Unicode (what it prints)."""
+    return clean(decoder().latex_to_text(latex))
