@@ -7,13 +7,14 @@ in CSL `note`, BibTeX/BibLaTeX `note` and Zotero `extra`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from bib.readers.names import split_name
 from bib.record import Link, LinkRole, Record, evolve
 from bib.resolve.candidate import Candidate
 from bib.resolve.provenance import provenance_of, sentence
+from bib.resolve.http import SourceFault
 from bib.resolve.resolver import Resolver
 from bib.resolve.score import Decision, Verdict
 
@@ -74,3 +75,38 @@ def resolve_records(records: Iterable[Record], resolver: Resolver) -> list[Outco
         else:
             outcomes.append(Outcome(record, decision))
     return outcomes
+
+
+def convert_stage(
+    resolver: Resolver, *, best_effort: bool, warn: Callable[[str], None]
+) -> Callable[[Iterable[Record]], Iterator[Record]]:
+    """A pipeline stage for `bib convert --resolve`: before keys are assigned, so a resolved
+    title and first author make the key (the same input and cache give the same keys).
+
+    A source fault (no network, retries spent) fails the run, unless `best_effort`: then it is
+    reported once and the remaining records pass unresolved."""
+    decided: dict[str, Decision] = {}
+    failed: list[str] = []
+
+    def stage(records: Iterable[Record]) -> Iterator[Record]:
+        for record in records:
+            if failed:
+                yield record
+                continue
+            try:
+                if record.id not in decided:
+                    decided[record.id] = resolver.resolve(record)
+            except SourceFault as exc:
+                if not best_effort:
+                    raise
+                failed.append(str(exc))
+                warn(f"bib: warning: {exc}; the remaining records are written unresolved")
+                yield record
+                continue
+            best = decided[record.id].best
+            if decided[record.id].verdict is Verdict.RESOLVED and best is not None:
+                yield apply(record, best.candidate, best.score)
+            else:
+                yield record
+
+    return stage
