@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from bib.readers.names import split_name
 from bib.record import Link, LinkRole, Record, evolve
 from bib.resolve.candidate import Candidate
-from bib.resolve.provenance import provenance_of, sentence
 from bib.resolve.http import SourceFault
+from bib.resolve.provenance import provenance_of, sentence
 from bib.resolve.resolver import Resolver
 from bib.resolve.score import Decision, Verdict
 
