@@ -3,7 +3,7 @@ and Semantic Scholar; and the identifier forms `bib add` accepts (`arxiv:ID`, `d
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import click
@@ -48,6 +48,19 @@ def decision_json(record: Record, decision: Decision, applied: bool) -> dict[str
             for s in decision.candidates[:5]
         ],
     }
+
+
+PROGRESS_EVERY = 100
+
+
+def progress_every(total: int) -> Callable[[int], None]:
+    """A progress line on standard error every PROGRESS_EVERY records."""
+
+    def report(done: int) -> None:
+        if done % PROGRESS_EVERY == 0:
+            click.echo(f"bib: resolving {done}/{total}", err=True)
+
+    return report
 
 
 def unresolved(record: Record) -> bool:
@@ -118,7 +131,7 @@ def resolve(
             records = [e.record for e in store.entries(full=True) if unresolved(e.record)]
     session = open_session(online=not offline, sources=sources)
     try:
-        outcomes = resolve_records(records, session.resolver)
+        outcomes = resolve_records(records, session.resolver, progress_every(len(records)))
     finally:
         session.close()
     changed: list[Record] = [o.record for o in outcomes if o.applied]

@@ -59,12 +59,19 @@ def apply(record: Record, candidate: Candidate, score: float) -> Record:
     return evolve(record, **changes)
 
 
-def resolve_records(records: Iterable[Record], resolver: Resolver) -> list[Outcome]:
+def resolve_records(
+    records: Iterable[Record],
+    resolver: Resolver,
+    progress: Callable[[int], None] | None = None,
+) -> list[Outcome]:
     """Each record resolved once per unique paper (records sharing an id share the decision);
-    only resolved decisions change a record, ambiguous ones are returned for review."""
+    only resolved decisions change a record, ambiguous ones are returned for review.
+    `progress` is told the count of records done after each one."""
     decided: dict[str, Decision] = {}
     outcomes = []
-    for record in records:
+    for done, record in enumerate(records, 1):
+        if progress is not None:
+            progress(done)
         if record.id not in decided:
             decided[record.id] = resolver.resolve(record)
         decision = decided[record.id]
