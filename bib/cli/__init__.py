@@ -63,6 +63,12 @@ COMMANDS: tuple[LazyCommand, ...] = (
         "Change a paper's citation key; the old key stays an alias.",
     ),
     LazyCommand(
+        "resolve",
+        "bib.cli.resolve",
+        "resolve",
+        "Find real titles, authors and ids on OpenReview, arXiv, Semantic Scholar.",
+    ),
+    LazyCommand(
         "restore", "bib.cli.records", "restore", "Bring back papers removed with `bib rm`."
     ),
     LazyCommand(

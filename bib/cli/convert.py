@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import itertools
 import marshal
@@ -295,6 +296,16 @@ def _reporter() -> Callable[[str], None]:
 @click.option(
     "--strict", is_flag=True, help="Treat warnings (undefined @string, repeated key) as errors."
 )
+@click.option(
+    "--resolve",
+    "resolve_mode",
+    is_flag=False,
+    flag_value="strict",
+    default=None,
+    type=click.Choice(["strict", "best-effort"]),
+    help="Find real titles and authors online (see `bib resolve`); =best-effort writes "
+    "records unresolved when a source cannot be reached.",
+)
 @vocabulary_option
 @max_topics_option
 def convert(
@@ -311,6 +322,7 @@ def convert(
     strict: bool,
     vocab_files: tuple[Path, ...],
     max_topics: int,
+    resolve_mode: str | None = None,
 ) -> None:
     """Convert paper lists, BibTeX and CSL-JSON into BibTeX, BibLaTeX and CSL-JSON.
 
@@ -330,6 +342,7 @@ def convert(
       cat list.txt | bib convert - --from paperlist --venue NeurIPS --year 2025
       bib convert seeds/ -o refs.json --keys-from thesis.bib
       bib convert big-list.txt -o refs.bib --jobs 4
+      bib convert seeds/ -o refs.bib --resolve=best-effort
     """
     if source_format is not None and source_format not in FORMATS:
         raise BibError(f"unknown input format '{source_format}' (use one of: {', '.join(FORMATS)})")
@@ -340,6 +353,10 @@ def convert(
     console = Console(stderr=True)
     # only the tags written are made: the contribution tags cost a fifth of the tagging
     stages = tag_stages(vocab_files, max_topics, kinds)
+    if resolve_mode:
+        # a network stage runs once per paper, in this process (rate limits are per client)
+        stages = [*stages, _resolve_stage(resolve_mode == "best-effort")]
+        jobs = 1
     progress = progress_stage(console) if sys.stderr.isatty() else None
     options = {"ascii": ascii_only, "tag_kinds": kinds}
     formats = list(dict.fromkeys(fmt for _, fmt in targets))
@@ -368,6 +385,16 @@ def convert(
         f"{_count(stats.titles_derived, 'title')} derived -> {where}",
         err=True,
     )
+
+
+def _resolve_stage(best_effort: bool) -> pipeline.Stage:
+    from bib.resolve.session import open_session
+    from bib.resolve.stage import convert_stage
+
+    session = open_session(online=True)
+    click.get_current_context().call_on_close(session.close)
+    warn = functools.partial(click.echo, err=True)
+    return convert_stage(session.resolver, best_effort=best_effort, warn=warn)
 
 
 commands = [convert]

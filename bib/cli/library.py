@@ -198,17 +198,25 @@ def add(
       bib add refs.bib zotero-export.json
       bib add --strict refs.bib          # any warning stops with exit 2, nothing stored
       cat list.txt | bib add - --from paperlist --venue NeurIPS --year 2025
+      bib add arxiv:2503.22996 https://openreview.net/forum?id=ID doi:10.1234/x
     """
     from annotations.records import assign_keys
     from bib import pipeline
+    from bib.cli.resolve import identifier_records
 
-    records = pipeline.load(
-        list(inputs),
-        fmt=fmt,
-        venue=venue,
-        year=year,
-        report=pipeline.strict if strict else lambda m: diagnostic(f"bib: {m}"),
+    paths, fetched = identifier_records(inputs)
+    records = (
+        pipeline.load(
+            paths,
+            fmt=fmt,
+            venue=venue,
+            year=year,
+            report=pipeline.strict if strict else lambda m: diagnostic(f"bib: {m}"),
+        )
+        if paths
+        else []
     )
+    records += fetched
     with open_library(ctx) as store:
         report = store.upsert(assign_keys(store, records), restore=restore)
     if as_json:
@@ -252,6 +260,8 @@ def show(ctx: click.Context, key: str, as_json: bool) -> None:
     if as_json:
         echo_json(entry_json(entry, full=True))
         return
+    from bib.resolve.provenance import provenance_of
+
     record = entry.record
     lines = [f"{record.key}: {record.title}" + (" (derived title)" if record.title_derived else "")]
     if record.authors:
@@ -259,6 +269,8 @@ def show(ctx: click.Context, key: str, as_json: bool) -> None:
     lines.append(f"venue:    {' '.join(filter(None, [record.venue, str(record.year or '')]))}")
     if record.url:
         lines.append(f"url:      {record.url}")
+    if resolved := provenance_of(record.note):
+        lines.append(f"resolved: {resolved}")
     lines.append(f"rating:   {stars(entry.rating)}")
     lines.append(f"status:   {entry.status}")
     lines.append(f"my tags:  {', '.join(entry.personal_tags) or '-'}")

@@ -18,6 +18,7 @@ from markdown_it import MarkdownIt
 
 from bib.latex import to_text
 from bib.record import EntryType, Record
+from bib.resolve.provenance import provenance_of
 
 NOTE_MARKER = "data-bib-note"
 """Attribute of the wrapping div of every note we push: our note id, for reconciliation."""
@@ -162,6 +163,8 @@ def extra_lines(record: Record, zotero_type: str, options: Options) -> list[str]
         lines.append(f"arXiv: {record.arxiv_id}")
     if record.title_derived:
         lines.append(DERIVED_TITLE_LINE)
+    if resolved := provenance_of(record.note):
+        lines.append(resolved)
     return lines
 
 

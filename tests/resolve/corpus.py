@@ -1,0 +1,142 @@
+"""A corpus of papers and look-alikes built from the real ICML 2026 abstracts in `seeds/`.
+
+Each seed paper gets a title and, by its position, a place:
+- papers 0-39 are in the OpenReview ICML 2026 listing with their exact abstract;
+- papers 40-49 are only on arXiv, with a reworded abstract (words swapped for synonyms,
+  the last sentence dropped), as arXiv versions of accepted papers usually are;
+- papers 50-56 are nowhere: their records must stay unresolved (or ambiguous).
+Every paper also has look-alikes, wrong answers that a careless matcher takes:
+- an earlier paper (2023) with the same title and the same abstract opening on arXiv;
+- a paper on the same topic: the same first two sentences, then another paper's last two;
+- a paper with a near-identical title (one word changed) and an abstract made of halves of
+  two other papers' abstracts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from bib.readers import paperlist
+from bib.record import Record
+from bib.resolve.text import distinctive
+
+SEEDS = Path(__file__).resolve().parents[2] / "seeds"
+ON_OPENREVIEW = range(40)
+ON_ARXIV_ONLY = range(40, 50)
+SYNONYMS = {
+    "propose": "present",
+    "novel": "new",
+    "demonstrate": "show",
+    "significantly": "substantially",
+    "existing": "prior",
+    "approach": "method",
+    "framework": "framework design",
+    "performance": "accuracy",
+    "however": "yet",
+    "introduce": "present",
+    "experiments": "empirical studies",
+}
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class Paper:
+    """One paper a test server knows: `truth` names the seed record it is, or None."""
+
+    ident: str
+    title: str
+    abstract: str
+    authors: tuple[str, ...]
+    year: int
+    truth: int | None
+    on_openreview: bool = False
+    on_arxiv: bool = False
+    arxiv_id: str = ""
+
+
+def seed_records() -> list[Record]:
+    records: list[Record] = []
+    for path in sorted(SEEDS.glob("*.txt")):
+        records.extend(paperlist.read(path, str(path)))
+    return records
+
+
+def sentences(text: str) -> list[str]:
+    return [s for s in _SENTENCE.split(" ".join(text.split())) if s]
+
+
+def synonyms(text: str) -> str:
+    return " ".join(SYNONYMS.get(w, w) if w.islower() else w for w in text.split(" "))
+
+
+def reword(abstract: str) -> str:
+    """An arXiv-style version of an abstract: synonyms, and the last sentence dropped."""
+    parts = sentences(abstract)
+    return synonyms(" ".join(parts[:-1] if len(parts) > 3 else parts))
+
+
+def title_of(abstract: str) -> str:
+    return " ".join(w.capitalize() for w in distinctive(abstract, 6))
+
+
+def papers() -> list[Paper]:
+    records = seed_records()
+    count = len(records)
+    found: list[Paper] = []
+    for i, record in enumerate(records):
+        title = title_of(record.abstract)
+        authors = (f"Author{i} Alpha", f"Author{i} Beta")
+        other = records[(i + 7) % count].abstract
+        third = sentences(records[(i + 13) % count].abstract)
+        halves = sentences(other)[: len(sentences(other)) // 2] + third[len(third) // 2 :]
+        if i in ON_OPENREVIEW:
+            found.append(Paper(f"or{i:03d}", title, record.abstract, authors, 2026, i, True, True))
+        elif i in ON_ARXIV_ONLY:
+            found.append(
+                Paper(f"ax{i:03d}", title, reword(record.abstract), authors, 2026, i, False, True)
+            )
+        opening = sentences(record.abstract)[:2]
+        found.append(
+            Paper(
+                f"old{i:03d}",
+                title,
+                " ".join(opening + sentences(other)[-2:]),
+                (f"Other{i} Gamma",),
+                2023,
+                None,
+                on_arxiv=True,
+            )
+        )
+        found.append(
+            Paper(
+                f"topic{i:03d}",
+                title_of(" ".join(opening)) + " Revisited",
+                " ".join(opening + sentences(other)[-2:]),
+                (f"Other{i} Delta",),
+                2026,
+                None,
+                on_openreview=i % 2 == 0,
+                on_arxiv=True,
+            )
+        )
+        words = title.split()
+        near = " ".join([*words[:-1], "Networks"])
+        found.append(
+            Paper(
+                f"near{i:03d}",
+                near,
+                " ".join(halves),
+                (f"Other{i} Epsilon",),
+                2026,
+                None,
+                on_openreview=i % 3 == 0,
+                on_arxiv=True,
+            )
+        )
+    return [
+        dataclasses.replace(p, arxiv_id=f"{p.year % 100:02d}05.{n + 10000:05d}")
+        for n, p in enumerate(found)
+    ]
