@@ -98,3 +98,8 @@ def dumps(record: Record) -> str:
 
 def loads(text: str, *, key: str | None = None) -> Record:
     return from_dict(json.loads(text), key=key)
+
+
+def json_list(text: str) -> list[str]:
+    """A stored JSON list of names (a record's user-edited fields)."""
+    return [str(item) for item in json.loads(text or "[]")]

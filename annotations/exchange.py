@@ -12,8 +12,8 @@ import json
 import re
 import unicodedata
 import uuid
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, NamedTuple
 
 import jsonschema
 
@@ -110,7 +110,7 @@ def validate(data: Any, path: str) -> None:
 
 
 def read_json(text: str, path: str) -> dict[str, Any]:
-    data = strict_json.loads(text, path)
+    data: dict[str, Any] = strict_json.loads(text, path)
     validate(data, path)
     return data
 
@@ -194,6 +194,30 @@ def edited_since_export(text: str) -> bool:
     if match is None:
         return True
     return _digest(text[: match.start()] + text[match.end() :]) != match.group(1)
+
+
+class MarkdownPlan(NamedTuple):
+    """Which files of a markdown export to write and which to keep (edited by the user)."""
+
+    write: dict[str, str]
+    kept: list[str]
+
+
+def markdown_plan(
+    files: Mapping[str, str], existing: Callable[[str], str | None], *, force: bool
+) -> MarkdownPlan:
+    """Split `files` (name -> text) into those to write and those the user edited since
+    `bib` wrote them, which are kept unless `force`; `existing(name)` reads the file there
+    now (None when there is none)."""
+    write: dict[str, str] = {}
+    kept: list[str] = []
+    for name, text in files.items():
+        current = None if force else existing(name)
+        if current is not None and current != text and edited_since_export(current):
+            kept.append(name)
+        else:
+            write[name] = text
+    return MarkdownPlan(write, kept)
 
 
 # W3C Web Annotation Data Model

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import difflib
+import json
 import os
 import random
 import re
@@ -25,14 +26,18 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from annotations import codec, migrate
+from annotations.names import check_key, check_tag
 from annotations.store import (
     MARK,
+    Attachment,
     Entry,
+    FieldConflict,
     Filters,
     Hit,
     ImportReport,
     Note,
     NotesImportReport,
+    RecordRevision,
     Revision,
     Status,
 )
@@ -53,8 +58,22 @@ EXPORT_FORMAT = "bib-annotations"
 EXPORT_VERSION = 1
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-_KEY = re.compile(r"^[A-Za-z0-9_:.+/-]+$")
-_TAG = re.compile(r"^[^\s,{}\\#]+$")
+EDITABLE = tuple(
+    f.name for f in dataclasses.fields(Record) if f.name not in ("id", "key", "sources")
+)
+"""The Record fields `bib edit` and `bib set` change."""
+
+PER_RECORD_TABLES = (
+    "notes",
+    "reading",
+    "personal_tags",
+    "record_tags",
+    "key_aliases",
+    "record_revisions",
+    "attachments",
+)
+"""Tables whose rows belong to one record (`record_id`), deleted with it by a purge."""
+
 _NOTE_COLUMNS = "n.id, n.uuid, n.record_id, r.key, n.body, n.created, n.updated, n.deleted_at"
 
 
@@ -305,26 +324,40 @@ class SQLiteStore:
             keys.update(row[0] for row in conn.execute("SELECT alias FROM key_aliases"))
         return keys
 
-    def upsert(self, records: Iterable[Record]) -> ImportReport:
+    def upsert(self, records: Iterable[Record], *, restore: bool = False) -> ImportReport:
         """Store records by id in one transaction: new ones keep their key, known ones keep theirs.
 
         An update never empties a field the stored record had, and never replaces a real
-        title with a derived one; annotations are untouched.
+        title with a derived one; a field the user edited keeps the user's value (another
+        incoming value is reported as a conflict); a removed record stays removed unless
+        `restore`; annotations are untouched.
         """
         report = ImportReport()
         with self.transaction() as conn:
             for record in records:
-                row = conn.execute("SELECT key, data FROM records WHERE id = ?", (record.id,))
+                row = conn.execute(
+                    "SELECT key, data, deleted_at, user_fields FROM records WHERE id = ?",
+                    (record.id,),
+                )
                 found = row.fetchone()
                 if found is None:
                     report.new.append(self._insert(conn, record))
                     continue
-                key, data = found
+                key, data, deleted_at, user_fields = found
+                if deleted_at is not None:
+                    if not restore:
+                        report.removed.append(key)
+                        continue
+                    conn.execute("UPDATE records SET deleted_at = NULL WHERE id = ?", (record.id,))
+                    report.restored.append(key)
                 stored = codec.loads(data)
                 merged = _merge(stored, dataclasses.replace(record, key=key))
+                merged, conflicts = _keep_user_fields(stored, merged, codec.json_list(user_fields))
+                report.conflicts.extend(conflicts)
                 if _comparable(merged) == _comparable(stored):
                     report.unchanged.append(key)
                     continue
+                self._keep_revision(conn, record.id, "import")
                 self._write_record(conn, merged, update=True)
                 report.updated.append(key)
         return report
@@ -398,7 +431,8 @@ class SQLiteStore:
             ).fetchone()
         if row is None:
             raise self._unknown_key(conn, key)
-        return row
+        record_id, current, data = row
+        return str(record_id), str(current), str(data)
 
     @staticmethod
     def _unknown_key(conn: sqlite3.Connection, key: str) -> BibError:
@@ -420,8 +454,7 @@ class SQLiteStore:
 
     def rekey(self, old: str, new: str) -> Record:
         """Give a record a new key on purpose; the old key stays as an alias that resolves."""
-        if not _KEY.match(new):
-            raise BibError(f"invalid citation key '{new}': use letters, digits and _:.+/-")
+        check_key(new)
         with self.transaction() as conn:
             record_id, current, data = self._record_row(conn, old)
             if new == current:
@@ -460,8 +493,8 @@ class SQLiteStore:
         self, conn: sqlite3.Connection, where: str, params: Sequence[Any], *, full: bool
     ) -> list[Entry]:
         rows = conn.execute(
-            "SELECT r.id, r.key, r.data, r.added, r.updated, g.rating,"
-            " coalesce(g.status, 'unread'),"
+            "SELECT r.id, r.key, r.data, r.added, r.updated, r.deleted_at, r.user_fields,"
+            " g.rating, coalesce(g.status, 'unread'),"
             " (SELECT group_concat(tag, char(31)) FROM"
             "   (SELECT tag FROM personal_tags WHERE record_id = r.id ORDER BY tag)),"
             " (SELECT count(*) FROM notes WHERE record_id = r.id AND deleted_at IS NULL)"
@@ -470,11 +503,22 @@ class SQLiteStore:
             params,
         ).fetchall()
         result = []
-        for record_id, key, data, added, updated, rating, status, tags, count in rows:
+        for row in rows:
+            record_id, key, data, added, updated, deleted_at, user_fields = row[:7]
+            rating, status, tags, count = row[7:]
             record = codec.loads(data, key=key)
             aliases: tuple[str, ...] = ()
             notes: tuple[Note, ...] = ()
+            attachments: tuple[Attachment, ...] = ()
             if full:
+                attachments = tuple(
+                    Attachment(path, bool(copied), stamp)
+                    for path, copied, stamp in conn.execute(
+                        "SELECT path, copied, added FROM attachments WHERE record_id = ?"
+                        " ORDER BY id",
+                        (record_id,),
+                    )
+                )
                 aliases = tuple(
                     r[0]
                     for r in conn.execute(
@@ -496,9 +540,128 @@ class SQLiteStore:
                     note_count=count,
                     added=added,
                     updated=updated,
+                    deleted_at=deleted_at,
+                    user_fields=tuple(codec.json_list(user_fields)),
+                    attachments=attachments,
                 )
             )
         return result
+
+    def complete_keys(self, prefix: str, *, limit: int = 200) -> list[str]:
+        """Keys and aliases of live records starting with `prefix` (any case), for the shell:
+        one indexed query, no record is decoded."""
+        pattern = re.sub(r"([\\%_])", r"\\\1", prefix) + "%"
+        with self._read() as conn:
+            rows = conn.execute(
+                "SELECT key FROM records WHERE key LIKE ? ESCAPE '\\' AND deleted_at IS NULL"
+                " UNION SELECT a.alias FROM key_aliases a JOIN records r ON r.id = a.record_id"
+                " WHERE a.alias LIKE ? ESCAPE '\\' AND r.deleted_at IS NULL ORDER BY 1 LIMIT ?",
+                (pattern, pattern, limit),
+            )
+            return [row[0] for row in rows]
+
+    # Record revisions, removal, attachments
+
+    def edit_record(self, key: str, record: Record, *, origin: str = "edit") -> Entry:
+        """Store `record` as the new version of the record `key` names, keeping the old one as
+        a revision; every field it changes becomes the user's (imports never overwrite it).
+
+        The id, key and sources stay the stored ones: a key change goes through `rekey`.
+        """
+        with self.transaction() as conn:
+            record_id, current, data = self._record_row(conn, key)
+            stored = codec.loads(data, key=current)
+            incoming = dataclasses.replace(
+                record, id=stored.id, key=current, sources=stored.sources
+            )
+            changed = [
+                name for name in EDITABLE if getattr(stored, name) != getattr(incoming, name)
+            ]
+            if changed:
+                self._keep_revision(conn, record_id, origin)
+                self._write_record(conn, incoming, update=True)
+                (user_fields,) = conn.execute(
+                    "SELECT user_fields FROM records WHERE id = ?", (record_id,)
+                ).fetchone()
+                names = sorted({*codec.json_list(user_fields), *changed})
+                conn.execute(
+                    "UPDATE records SET user_fields = ? WHERE id = ?",
+                    (json.dumps(names), record_id),
+                )
+            return self._entries(conn, "r.id = ?", [record_id], full=True)[0]
+
+    @staticmethod
+    def _keep_revision(conn: sqlite3.Connection, record_id: str, origin: str) -> None:
+        """Copy the record's current version into its revisions, before it is replaced."""
+        conn.execute(
+            "INSERT INTO record_revisions (record_id, data, created, replaced, origin)"
+            " SELECT id, data, updated, ?, ? FROM records WHERE id = ?",
+            (now(), origin, record_id),
+        )
+
+    def record_history(self, key: str) -> list[RecordRevision]:
+        """Every version of a record, oldest first; the current one last."""
+        with self._read() as conn:
+            record_id, current, data = self._record_row(conn, key)
+            rows = conn.execute(
+                "SELECT data, created, replaced, origin FROM record_revisions"
+                " WHERE record_id = ? ORDER BY id",
+                (record_id,),
+            ).fetchall()
+            (updated,) = conn.execute(
+                "SELECT updated FROM records WHERE id = ?", (record_id,)
+            ).fetchone()
+        versions = [
+            RecordRevision(number, codec.loads(text, key=current), created, replaced, origin)
+            for number, (text, created, replaced, origin) in enumerate(rows, 1)
+        ]
+        versions.append(RecordRevision(len(rows) + 1, codec.loads(data, key=current), updated))
+        return versions
+
+    def remove(self, keys: Sequence[str]) -> list[str]:
+        """Soft-delete records (notes, ratings and tags kept); their current keys."""
+        return self._set_deleted(keys, now())
+
+    def restore(self, keys: Sequence[str]) -> list[str]:
+        """Bring removed records back; their current keys."""
+        return self._set_deleted(keys, None)
+
+    def _set_deleted(self, keys: Sequence[str], stamp: str | None) -> list[str]:
+        done = []
+        with self.transaction() as conn:
+            for key in keys:
+                record_id, current, _ = self._record_row(conn, key)
+                conn.execute("UPDATE records SET deleted_at = ? WHERE id = ?", (stamp, record_id))
+                done.append(current)
+        return done
+
+    def purge(self, keys: Sequence[str]) -> list[str]:
+        """Delete records for good, with everything the user added to them."""
+        done = []
+        with self.transaction() as conn:
+            for key in keys:
+                record_id, current, _ = self._record_row(conn, key)
+                conn.execute(
+                    "DELETE FROM note_revisions WHERE note_id IN"
+                    " (SELECT id FROM notes WHERE record_id = ?)",
+                    (record_id,),
+                )
+                for table in PER_RECORD_TABLES:
+                    conn.execute(f"DELETE FROM {table} WHERE record_id = ?", (record_id,))
+                conn.execute("DELETE FROM records WHERE id = ?", (record_id,))
+                done.append(current)
+        return done
+
+    def attach(self, key: str, path: str, *, copied: bool = False) -> Attachment:
+        with self.transaction() as conn:
+            record_id = self._record_row(conn, key)[0]
+            stamp = now()
+            conn.execute(
+                "INSERT INTO attachments (record_id, path, copied, added) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (record_id, path) DO UPDATE SET copied = excluded.copied",
+                (record_id, path, int(copied), stamp),
+            )
+        return Attachment(path, copied, stamp)
 
     # Notes
 
@@ -618,9 +781,8 @@ class SQLiteStore:
             return self._entries(conn, "r.id = ?", [record_id], full=False)[0]
 
     def tag(self, key: str, add: Sequence[str], remove: Sequence[str]) -> Entry:
-        for tag in (*add, *remove):
-            if not _TAG.match(tag):
-                raise BibError(f"invalid tag '{tag}': no spaces, commas, braces, # or backslashes")
+        for tag in add:
+            check_tag(tag)
         with self.transaction() as conn:
             record_id, _, data = self._record_row(conn, key)
             stamp = now()
@@ -670,6 +832,7 @@ class SQLiteStore:
                 f" snippet(records_fts, 2, '{start}', '{end}', '…', 16)"
                 " FROM records_fts f JOIN records r ON r.num = f.rowid"
                 " WHERE records_fts MATCH ? AND rank MATCH 'bm25(10.0, 1.0, 5.0)'"
+                " AND r.deleted_at IS NULL"
                 " ORDER BY rank LIMIT ?",
                 (match, limit),
             )
@@ -679,7 +842,8 @@ class SQLiteStore:
                 f" snippet(notes_fts, 0, '{start}', '{end}', '…', 16)"
                 " FROM notes_fts f JOIN notes n ON n.id = f.rowid"
                 " JOIN records r ON r.id = n.record_id"
-                " WHERE notes_fts MATCH ? AND n.deleted_at IS NULL ORDER BY rank LIMIT ?",
+                " WHERE notes_fts MATCH ? AND n.deleted_at IS NULL AND r.deleted_at IS NULL"
+                " ORDER BY rank LIMIT ?",
                 (match, limit),
             )
         if isinstance(records, Exception) and isinstance(notes, Exception):
@@ -806,7 +970,7 @@ class SQLiteStore:
     ) -> str:
         row = conn.execute("SELECT id FROM records WHERE id = ?", (paper["id"],)).fetchone()
         if row is not None:
-            return row[0]
+            return str(row[0])
         if "record" not in paper:
             raise BibError(
                 f"paper {paper['key']} ({paper['id']}) is not in the library and the file "
@@ -982,6 +1146,8 @@ def _where(filters: Filters) -> tuple[str, list[Any]]:
     if filters.venue:
         clauses.append("r.venue = ? COLLATE NOCASE")
         params.append(filters.venue)
+    if filters.deleted is not None:
+        clauses.append("r.deleted_at IS NOT NULL" if filters.deleted else "r.deleted_at IS NULL")
     return " AND ".join(clauses) or "1", params
 
 
@@ -1047,6 +1213,32 @@ def _merge(stored: Record, incoming: Record) -> Record:
         keep["title_derived"] = False
     keep["sources"] = tuple(dict.fromkeys((*stored.sources, *incoming.sources)))
     return dataclasses.replace(incoming, **keep)
+
+
+def _keep_user_fields(
+    stored: Record, merged: Record, user_fields: Sequence[str]
+) -> tuple[Record, list[FieldConflict]]:
+    """`merged` with the user's value of every field the user edited, and the conflicts:
+    the fields where the import brought another value."""
+    keep = {
+        name: getattr(stored, name)
+        for name in user_fields
+        if name in EDITABLE and getattr(merged, name) != getattr(stored, name)
+    }
+    conflicts = [
+        FieldConflict(stored.key, name, _plain(value), _plain(getattr(merged, name)))
+        for name, value in keep.items()
+    ]
+    return dataclasses.replace(merged, **keep), conflicts
+
+
+def _plain(value: object) -> Any:
+    """A field value as JSON-ready data, for conflict reports."""
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {k: _plain(v) for k, v in dataclasses.asdict(value).items()}
+    return value if value is None or isinstance(value, (str, int, bool)) else str(value)
 
 
 def _comparable(record: Record) -> dict[str, Any]:

@@ -63,8 +63,34 @@ class Revision:
 
 
 @dataclass(frozen=True, slots=True)
+class RecordRevision:
+    """One version of a record: `number` counts from 1 (the oldest); the current version is
+    the last, with `replaced` empty. `origin` says what replaced it (edit, set, revert)."""
+
+    number: int
+    record: Record
+    created: str
+    replaced: str = ""
+    origin: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Attachment:
+    """A local file of a paper (`bib attach`); `copied` when it lives in the library folder."""
+
+    path: str
+    copied: bool
+    added: str
+
+
+@dataclass(frozen=True, slots=True)
 class Entry:
-    """A stored paper with everything the user added to it."""
+    """A stored paper with everything the user added to it.
+
+    `deleted` is true for a record removed with `bib rm` (kept with its notes, ratings and
+    tags until `bib restore` or `bib rm --purge`); `user_fields` are the fields the user
+    edited, which imports and syncs never overwrite silently.
+    """
 
     record: Record
     aliases: tuple[str, ...] = ()
@@ -75,16 +101,25 @@ class Entry:
     note_count: int = 0
     added: str = ""
     updated: str = ""
+    deleted_at: str | None = None
+    user_fields: tuple[str, ...] = ()
+    attachments: tuple[Attachment, ...] = ()
+
+    @property
+    def deleted(self) -> bool:
+        return self.deleted_at is not None
 
 
 @dataclass(frozen=True, slots=True)
 class Filters:
-    """Selection for `list` and `export`; empty means everything."""
+    """Selection for `list` and `export`; empty means every record not removed."""
 
     tags: tuple[str, ...] = ()
     status: Status | None = None
     min_rating: int | None = None
     venue: str | None = None
+    deleted: bool | None = False
+    """False: only live records (the default); True: only removed ones; None: both."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,13 +133,30 @@ class Hit:
     """(field, snippet) pairs; field is title, abstract, tags or `note N`."""
 
 
+@dataclass(frozen=True, slots=True)
+class FieldConflict:
+    """An import brought another value for a field the user edited; the user's value stays."""
+
+    key: str
+    field: str
+    ours: Any
+    theirs: Any
+
+
 @dataclass(slots=True)
 class ImportReport:
-    """What an import changed, by citation key."""
+    """What an import changed, by citation key.
+
+    `removed`: records removed with `bib rm` that the import met and left removed;
+    `restored`: removed records brought back (`restore=True`).
+    """
 
     new: list[str] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    restored: list[str] = field(default_factory=list)
+    conflicts: list[FieldConflict] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -130,12 +182,21 @@ class Store(Protocol):
     # Records
     def pinned_keys(self) -> dict[str, str]: ...
     def taken_keys(self) -> set[str]: ...
-    def upsert(self, records: Iterable[Record]) -> ImportReport: ...
+    def upsert(self, records: Iterable[Record], *, restore: bool = False) -> ImportReport: ...
     def resolve(self, key: str) -> Record: ...
     def entry(self, key: str) -> Entry: ...
     def entries(self, filters: Filters = ..., *, full: bool = False) -> list[Entry]: ...
     def rekey(self, old: str, new: str) -> Record: ...
     def count(self) -> int: ...
+    def complete_keys(self, prefix: str, *, limit: int = 200) -> list[str]: ...
+
+    # Record revisions, removal, attachments
+    def edit_record(self, key: str, record: Record, *, origin: str = "edit") -> Entry: ...
+    def record_history(self, key: str) -> list[RecordRevision]: ...
+    def remove(self, keys: Sequence[str]) -> list[str]: ...
+    def restore(self, keys: Sequence[str]) -> list[str]: ...
+    def purge(self, keys: Sequence[str]) -> list[str]: ...
+    def attach(self, key: str, path: str, *, copied: bool = False) -> Attachment: ...
 
     # Annotations
     def add_note(self, key: str, body: str) -> Note: ...

@@ -43,12 +43,16 @@ COMMANDS: tuple[LazyCommand, ...] = (
         "convert",
         "Convert paper lists, BibTeX and CSL-JSON into BibTeX, BibLaTeX or CSL-JSON.",
     ),
+    LazyCommand("attach", "bib.cli.records", "attach", "Record a local file (a PDF) of a paper."),
+    LazyCommand("edit", "bib.cli.records", "edit", "Edit a record in $EDITOR (a new revision)."),
     LazyCommand("export", "bib.cli.library", "export", "Export the library with its annotations."),
+    LazyCommand("history", "bib.cli.records", "history", "Show every version a record has had."),
     LazyCommand(
         "list", "bib.cli.library", "list_", "List the papers in the library, optionally filtered."
     ),
     LazyCommand("note", "bib.cli.notes", "note", "Write, list, edit and delete notes on a paper."),
     LazyCommand("notes", "bib.cli.notes", "notes", "Export all notes or import a JSON export."),
+    LazyCommand("open", "bib.cli.records", "open_", "Open a paper's PDF, DOI, arXiv page or URL."),
     LazyCommand("rate", "bib.cli.library", "rate", "Rate a paper from 1 to 5."),
     LazyCommand(
         "rekey",
@@ -56,6 +60,13 @@ COMMANDS: tuple[LazyCommand, ...] = (
         "rekey",
         "Change a paper's citation key; the old key stays an alias.",
     ),
+    LazyCommand(
+        "restore", "bib.cli.records", "restore", "Bring back papers removed with `bib rm`."
+    ),
+    LazyCommand(
+        "revert", "bib.cli.records", "revert", "Make an earlier version of a record current."
+    ),
+    LazyCommand("rm", "bib.cli.records", "rm", "Remove papers (softly; --purge for good)."),
     LazyCommand(
         "search",
         "bib.cli.library",
@@ -65,6 +76,7 @@ COMMANDS: tuple[LazyCommand, ...] = (
     LazyCommand(
         "show", "bib.cli.library", "show", "Show a paper with its tags, rating, status and notes."
     ),
+    LazyCommand("set", "bib.cli.records", "set_", "Set fields of a record: FIELD=VALUE ..."),
     LazyCommand("status", "bib.cli.library", "status", "Set a paper's reading status."),
     LazyCommand("sync", "bib.cli.sync", "sync_group", "Sync the library with reference managers."),
     LazyCommand("tag", "bib.cli.library", "tag", "Add (+TAG) and remove (-TAG) personal tags."),

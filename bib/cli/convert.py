@@ -26,6 +26,8 @@ from bib.record import Record, TagKind
 
 OUTPUT_FORMATS = ("bibtex", "biblatex", "csl-json")
 PROGRESS_AFTER = 2000
+PROGRESS_EVERY = 250
+"""Records between two updates of the progress line."""
 BATCH_GC_THRESHOLD = 10_000
 """Allocations between collections of the youngest generation while converting (Python's
 default is 700)."""
@@ -81,14 +83,16 @@ def progress_stage(console: Console) -> pipeline.Stage:
                 if progress is None and done >= PROGRESS_AFTER:
                     progress = Progress(
                         SpinnerColumn(),
-                        TextColumn("converting: {task.completed} records"),
+                        TextColumn("reading and tagging: {task.completed} records"),
                         TimeElapsedColumn(),
                         console=console,
                         transient=True,
                     )
                     progress.start()
-                    task = progress.add_task("convert", completed=done)
-                elif progress is not None and task is not None and done % 250 == 0:
+                    # no total: a task with one (rich's default is 100) counts as finished once
+                    # past it, and its clock stops
+                    task = progress.add_task("convert", completed=done, total=None)
+                elif progress is not None and task is not None and done % PROGRESS_EVERY == 0:
                     progress.update(task, completed=done)
                 yield record
         finally:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from click.shell_completion import CompletionItem
 
 from annotations import MARK, Entry, Filters, Status, Store, open_store
 from bib.errors import BibError
@@ -26,6 +27,19 @@ def open_library(ctx: click.Context) -> Store:
     """The library chosen by --library / BIB_LIBRARY, behind the backend-neutral interface."""
     obj = ctx.find_root().obj or {}
     return open_store(obj.get("library"))
+
+
+def complete_key(
+    ctx: click.Context, param: click.Parameter, incomplete: str
+) -> list[CompletionItem]:
+    """Citation keys and aliases for the shell: one indexed query, no record decoded; an
+    unreadable library completes nothing rather than print an error into the shell."""
+    library = ctx.find_root().params.get("library")
+    try:
+        with open_store(library) as store:
+            return [CompletionItem(key) for key in store.complete_keys(incomplete)]
+    except Exception:  # completion must never break the user's shell line
+        return []
 
 
 def on_terminal() -> bool:
@@ -63,6 +77,7 @@ def entry_json(entry: Entry, *, full: bool) -> dict[str, Any]:
         "personal_tags": list(entry.personal_tags),
         "tags": [{"kind": str(t.kind), "value": t.value} for t in record.tags],
         "notes": entry.note_count,
+        "deleted": entry.deleted,
     }
     if full:
         data["aliases"] = list(entry.aliases)
@@ -71,6 +86,9 @@ def entry_json(entry: Entry, *, full: bool) -> dict[str, Any]:
         data["added"] = entry.added
         data["updated"] = entry.updated
         data["notes"] = [note_json(n) for n in entry.notes]
+        data["deleted_at"] = entry.deleted_at
+        data["user_fields"] = list(entry.user_fields)
+        data["attachments"] = [dataclasses.asdict(a) for a in entry.attachments]
     return data
 
 
@@ -147,6 +165,9 @@ def stars(rating: int | None) -> str:
     type=click.Choice(["paperlist", "bibtex", "csl-json"]),
     help="Input format of '-' (standard input), as for convert.",
 )
+@click.option(
+    "--restore", is_flag=True, help="Bring back papers removed with `bib rm` that are imported."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.pass_context
 def add(
@@ -155,12 +176,15 @@ def add(
     venue: str | None,
     year: int | None,
     fmt: str | None,
+    restore: bool,
     as_json: bool,
 ) -> None:
     """Import paper lists, BibTeX or CSL-JSON into the library.
 
     Importing again is safe: known papers keep their citation key (pinned when first
     stored) and their notes; changed metadata is updated, and no field is ever emptied.
+    A field you edited (`bib edit`, `bib set`) keeps your value; a different imported one
+    is reported as a conflict. Papers removed with `bib rm` stay removed unless --restore.
     Everything is stored in one transaction: a failure stores nothing.
 
     \b
@@ -170,16 +194,14 @@ def add(
       bib add refs.bib zotero-export.json
       cat list.txt | bib add - --from paperlist --venue NeurIPS --year 2025
     """
-    from bib import keys, pipeline
+    from annotations.records import assign_keys
+    from bib import pipeline
 
     records = pipeline.load(
         list(inputs), fmt=fmt, venue=venue, year=year, report=lambda m: diagnostic(f"bib: {m}")
     )
     with open_library(ctx) as store:
-        pinned = store.pinned_keys()
-        reserved = {f"alias:{k}": k for k in store.taken_keys() - set(pinned.values())}
-        records = keys.assign(records, {**pinned, **reserved})
-        report = store.upsert(records)
+        report = store.upsert(assign_keys(store, records), restore=restore)
     if as_json:
         echo_json(dataclasses.asdict(report))
         return
@@ -187,13 +209,25 @@ def add(
         click.echo(f"new\t{key}")
     for key in report.updated:
         click.echo(f"updated\t{key}")
+    for key in report.restored:
+        click.echo(f"restored\t{key}")
+    for conflict in report.conflicts:
+        diagnostic(
+            f"bib: conflict: {conflict.key}: you edited {conflict.field}; kept yours "
+            f"({conflict.ours!r}), the import has {conflict.theirs!r}"
+        )
+    if report.removed:
+        diagnostic(
+            f"bib: {len(report.removed)} removed papers left removed (--restore brings them "
+            "back): " + ", ".join(report.removed)
+        )
     diagnostic(
         f"{len(report.new)} new, {len(report.updated)} updated, {len(report.unchanged)} unchanged"
     )
 
 
 @click.command("show")
-@click.argument("key")
+@click.argument("key", shell_complete=complete_key)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
 def show(ctx: click.Context, key: str, as_json: bool) -> None:
@@ -223,6 +257,12 @@ def show(ctx: click.Context, key: str, as_json: bool) -> None:
         lines.append("tags:     " + ", ".join(f"{t.value} ({t.kind})" for t in record.tags))
     if entry.aliases:
         lines.append(f"aliases:  {', '.join(entry.aliases)}")
+    for attachment in entry.attachments:
+        lines.append(f"file:     {attachment.path}" + (" (copy)" if attachment.copied else ""))
+    if entry.user_fields:
+        lines.append(f"edited:   {', '.join(entry.user_fields)}")
+    if entry.deleted:
+        lines.append(f"removed:  {entry.deleted_at} (`bib restore {record.key}` brings it back)")
     if record.abstract:
         lines += ["", record.abstract]
     for note in entry.notes:
@@ -333,7 +373,7 @@ def search(
 
 
 @click.command("rekey")
-@click.argument("old")
+@click.argument("old", shell_complete=complete_key)
 @click.argument("new")
 @click.pass_context
 def rekey(ctx: click.Context, old: str, new: str) -> None:
@@ -349,7 +389,7 @@ def rekey(ctx: click.Context, old: str, new: str) -> None:
 
 
 @click.command("rate")
-@click.argument("key")
+@click.argument("key", shell_complete=complete_key)
 @click.argument("rating", type=click.IntRange(1, 5), required=False)
 @click.option("--clear", is_flag=True, help="Remove the rating.")
 @click.pass_context
@@ -369,7 +409,7 @@ def rate(ctx: click.Context, key: str, rating: int | None, clear: bool) -> None:
 
 
 @click.command("status")
-@click.argument("key")
+@click.argument("key", shell_complete=complete_key)
 @click.argument("status", type=click.Choice(STATUSES))
 @click.pass_context
 def status(ctx: click.Context, key: str, status: str) -> None:
@@ -388,7 +428,7 @@ def status(ctx: click.Context, key: str, status: str) -> None:
 @click.command(
     "tag", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False}
 )
-@click.argument("key")
+@click.argument("key", shell_complete=complete_key)
 @click.argument("changes", nargs=-1, required=True)
 @click.pass_context
 def tag(ctx: click.Context, key: str, changes: tuple[str, ...]) -> None:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
 import click
 
 from bib.atomic import write_atomic
+from bib.cli.editor import edit as run_editor
+from bib.cli.editor import read_stdin
 from bib.cli.library import (
+    complete_key,
     diagnostic,
     echo_json,
     filter_options,
@@ -24,10 +28,10 @@ def note_text(text: str | None, *, current: str = "") -> str | None:
     """TEXT itself, standard input for `-`, or the user's $EDITOR when absent (None when
     the editor was closed without saving)."""
     if text == "-":
-        return sys.stdin.read()
+        return read_stdin()
     if text is not None:
         return text
-    return click.edit(current, extension=".md", require_save=True)
+    return run_editor(current, suffix=".md")
 
 
 @click.group("note")
@@ -44,7 +48,7 @@ def note() -> None:
 
 
 @note.command("add")
-@click.argument("key")
+@click.argument("key", shell_complete=complete_key)
 @click.argument("text", required=False)
 @click.pass_context
 def note_add(ctx: click.Context, key: str, text: str | None) -> None:
@@ -66,7 +70,7 @@ def note_add(ctx: click.Context, key: str, text: str | None) -> None:
 
 
 @note.command("list")
-@click.argument("key", required=False)
+@click.argument("key", required=False, shell_complete=complete_key)
 @click.option("--deleted", is_flag=True, help="Include deleted notes.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
@@ -180,7 +184,7 @@ def note_history(ctx: click.Context, note_id: int, as_json: bool) -> None:
     for number, version in enumerate(versions, 1):
         label = "current" if version["replaced"] is None else f"replaced {version['replaced']}"
         click.echo(f"--- version {number}, written {version['written']} ({label})")
-        click.echo(version["body"].rstrip())
+        click.echo(str(version["body"]).rstrip())
 
 
 @click.group("notes")
@@ -240,21 +244,20 @@ def notes_export(
     from annotations import exchange
 
     with open_library(ctx) as store:
-        data = store.dump_annotations(make_filters(tags, status, min_rating, venue))
+        filters = make_filters(tags, status, min_rating, venue)
+        if fmt == "json":  # the lossless backup keeps the notes of removed papers too
+            filters = dataclasses.replace(filters, deleted=None)
+        data = store.dump_annotations(filters)
     if fmt == "markdown":
         if dest == "-":
             raise BibError("markdown export needs a directory, not `-`")
-        files = exchange.markdown_files(data)
-        kept = []
-        for name, text in files.items():
-            target = Path(dest) / name
-            if not force and target.exists():
-                existing = target.read_text(encoding="utf-8", errors="replace")
-                if existing != text and exchange.edited_since_export(existing):
-                    kept.append(name)
-                    continue
-            write_atomic(target, text)
-        diagnostic(f"wrote {len(files) - len(kept)} files to {dest}")
+        plan = exchange.markdown_plan(
+            exchange.markdown_files(data), lambda name: _existing(Path(dest) / name), force=force
+        )
+        for name, text in plan.write.items():
+            write_atomic(Path(dest) / name, text)
+        diagnostic(f"wrote {len(plan.write)} files to {dest}")
+        kept = plan.kept
         if kept:
             diagnostic(
                 f"kept {len(kept)} files edited since bib wrote them (--force overwrites): "
@@ -304,6 +307,14 @@ def notes_import(ctx: click.Context, file: str, as_json: bool) -> None:
         echo_json(summary)
         return
     click.echo(", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in summary.items()))
+
+
+def _existing(path: Path) -> str | None:
+    """The text of a file a markdown export would replace, None when there is none."""
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return None
 
 
 def _read(file: str) -> str:

@@ -21,7 +21,7 @@ import re
 import string
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import ahocorasick
 
@@ -98,6 +98,16 @@ _SIZED = re.compile(
 )
 
 
+class NameHit(NamedTuple):
+    """A curated name found in a text."""
+
+    start: int
+    end: int
+    kind: str
+    """`dataset` or `model`."""
+    entity: Entity
+
+
 class EntityMatch(NamedTuple):
     """A dataset or model of an abstract (a named tuple: cheap to make for every record)."""
 
@@ -125,52 +135,57 @@ CUE_START, BENCH = 1, 2
 a word starting `benchmark`, `dataset` or `corpus`, and `bench` anywhere (in any case)."""
 _MARKED = {" benchmark": CUE_START, " dataset": CUE_START, " corpus": CUE_START, "bench": BENCH}
 
-Key = tuple[int, dict[str, tuple[str, Entity]] | None, None, int]
+
+class WordKey(NamedTuple):
+    """What a key of the word automaton (`word_view` text) stands for: names, cue words."""
+
+    length: int
+    """How far back of the hit's end in the view the word starts in the text."""
+    names: dict[str, tuple[str, Entity]] | None
+    """The curated names that `word_view` reads as the key, as written -> (kind, entity)."""
+    cues: tuple[int, ...] | None
+    """The contribution cues the word may start (`bib.extract.tags`; `()`: a `we`)."""
+    mark: int
+    """`CUE_START` or `BENCH` (0: neither)."""
 
 
 @dataclass(frozen=True)
 class CompiledEntities:
-    automaton: object
+    automaton: ahocorasick.Automaton
     """Over `word_view(text)`; values are `keys`'s."""
-    keys: dict[str, Key]
-    """Key -> `(length, {name as written: (kind, entity)}, None, mark)`: the names that
-    `word_view` reads as the key, or None, and its mark (0: none). `end - length` is the
-    offset in the text of the hit ending at `end` in the view (the `None` leaves room for
-    other words in a shared automaton)."""
+    keys: dict[str, WordKey]
+    """Key -> the names `word_view` reads as it and its mark (`cues` is None: the contribution
+    cue words join them in a shared automaton)."""
     families: re.Pattern[str]
 
 
 def compiled_entities(vocabulary: Vocabulary) -> CompiledEntities:
     """The vocabulary's dataset and model names, compiled once per vocabulary."""
-    found = vocabulary.compiled_forms.get("entities")
-    if found is None:
-        found = vocabulary.compiled_forms["entities"] = _compile(
-            vocabulary.datasets, vocabulary.models
-        )
-    return found
+    return vocabulary.entities
 
 
-def _compile(datasets: tuple[Entity, ...], models: tuple[Entity, ...]) -> CompiledEntities:
+def compile_entities(datasets: tuple[Entity, ...], models: tuple[Entity, ...]) -> CompiledEntities:
     written: dict[str, tuple[str, Entity]] = {}
     for kind, entities in (("dataset", datasets), ("model", models)):
         for entity in entities:
             for name in entity.names:
                 for variant in name_variants(name):
                     written[variant] = (kind, entity)
-    keys: dict[str, Key] = {}
+    named: dict[str, dict[str, tuple[str, Entity]]] = {}
     for variant, value in written.items():
-        key = word_view(variant)
-        keys.setdefault(key, (len(key) - 1, {}, None, 0))[1][variant] = value  # type: ignore[index]
+        named.setdefault(word_view(variant), {})[variant] = value
+    keys = {key: WordKey(len(key) - 1, names, None, 0) for key, names in named.items()}
     for key, mark in _MARKED.items():
-        length, forms, _, _ = keys.get(key, (len(key.strip()), None, None, 0))
-        keys[key] = (length, forms, None, mark)
+        found = keys.get(key)
+        names = found.names if found is not None else None
+        keys[key] = WordKey(len(key.strip()), names, None, mark)
     automaton = ahocorasick.Automaton()
-    for key, value in keys.items():
-        automaton.add_word(key, value)
+    for key, word in keys.items():
+        automaton.add_word(key, word)
     automaton.make_automaton()
-    names = sorted({n for e in models for n in e.names}, key=len, reverse=True)
+    model_names = sorted({n for e in models for n in e.names}, key=len, reverse=True)
     families = re.compile(
-        r"(?<![\w-])(" + "|".join(re.escape(n) for n in names) + r")"
+        r"(?<![\w-])(" + "|".join(re.escape(n) for n in model_names) + r")"
         r"(" + _VERSION + r"?" + _SUFFIX + r"*)(?![\w])"
     )
     return CompiledEntities(automaton, keys, families)
@@ -186,8 +201,8 @@ def _sentence(text: str, position: int) -> tuple[int, int]:
     start = 0
     for m in _SENTENCE_END.finditer(text, 0, position):
         start = m.end()
-    m = _SENTENCE_END.search(text, position)
-    return start, m.end() if m else len(text)
+    end = _SENTENCE_END.search(text, position)
+    return start, end.end() if end else len(text)
 
 
 def _near(pattern: re.Pattern[str], text: str, start: int, end: int, reach: int = 60) -> bool:
@@ -207,7 +222,11 @@ def _excluded(name: str, method: str, vocabulary: Vocabulary) -> bool:
 
 
 def match_entities(
-    text: str, vocabulary: Vocabulary, *, method: str = "", names: Iterable[Any] | None = None
+    text: str,
+    vocabulary: Vocabulary,
+    *,
+    method: str = "",
+    names: Iterable[tuple[int, WordKey]] | None = None,
 ) -> tuple[list[EntityMatch], list[EntityMatch]]:
     """Datasets and models named in `text`, each with the spans that name it.
 
@@ -218,7 +237,7 @@ def match_entities(
     compiled = compiled_entities(vocabulary)
     datasets: dict[str, tuple[str, set[Span]]] = {}
     models: dict[str, tuple[str, set[Span]]] = {}
-    taken: list[Span] = []
+    taken = Taken()
     if names is None:
         names = compiled.automaton.iter(word_view(text))
     curated, versioned, benches, cues = _curated_hits(text, names)
@@ -231,7 +250,7 @@ def match_entities(
         if contextual and not _contextual_ok(text, start, end, _MODEL_CUE, curated, "model"):
             continue
         _add(models, surface, entity.name, (start, end))
-        taken.append((start, end))
+        taken.add((start, end))
     for start, end, kind, entity in curated:
         if kind != "dataset" or _overlaps((start, end), taken):
             continue
@@ -240,7 +259,7 @@ def match_entities(
         if entity.contextual and not _contextual_ok(text, start, end, _DATASET_CUE, curated, kind):
             continue
         _add(datasets, entity.name, entity.name, (start, end))
-        taken.append((start, end))
+        taken.add((start, end))
     for start, end in _pattern_datasets(text, benches, cues):
         name = text[start:end]
         if _overlaps((start, end), taken) or _excluded(name, method, vocabulary):
@@ -248,13 +267,13 @@ def match_entities(
         if name in vocabulary.compiled:
             continue
         _add(datasets, name, name, (start, end))
-        taken.append((start, end))
+        taken.add((start, end))
     for m in finditer_at(_SIZED, text, _sized_starts(text)):
         span = m.span(1)
         if _overlaps(span, taken) or _excluded(m.group(1), method, vocabulary):
             continue
         _add(models, m.group(1), m.group(1), span)
-        taken.append(span)
+        taken.add(span)
     return _finish(datasets), _finish(models)
 
 
@@ -268,13 +287,57 @@ def _finish(found: dict[str, tuple[str, set[Span]]]) -> list[EntityMatch]:
     return out
 
 
-def _overlaps(span: Span, taken: Iterable[Span]) -> bool:
-    return any(span[0] < end and start < span[1] for start, end in taken)
+def _overlaps(span: Span, taken: Taken) -> bool:
+    return taken.overlaps(span)
+
+
+class Taken:
+    """Spans already given to an entity, asked whether a new span overlaps one of them.
+
+    A few spans are simply compared in turn; past `LISTED` spans, each is also filed under
+    the `CELL`-character cells it touches and a question reads only the cells of its own
+    span, so that a text naming a million entities costs linear time, not quadratic
+    (tests/tags/test_entities.py checks it against the plain comparison).
+    """
+
+    LISTED = 32
+    CELL = 64
+
+    __slots__ = ("cells", "spans")
+
+    def __init__(self) -> None:
+        self.spans: list[Span] = []
+        self.cells: dict[int, list[Span]] | None = None
+
+    def add(self, span: Span) -> None:
+        self.spans.append(span)
+        if self.cells is not None:
+            self._file(span)
+        elif len(self.spans) > self.LISTED:
+            self.cells = {}
+            for each in self.spans:
+                self._file(each)
+
+    def _file(self, span: Span) -> None:
+        assert self.cells is not None
+        low, high = span
+        for cell in range(low // self.CELL, (max(high, low + 1) - 1) // self.CELL + 1):
+            self.cells.setdefault(cell, []).append(span)
+
+    def overlaps(self, span: Span) -> bool:
+        low, high = span
+        if self.cells is None:
+            return any(low < end and start < high for start, end in self.spans)
+        for cell in range(low // self.CELL, (max(high, low + 1) - 1) // self.CELL + 1):
+            for start, end in self.cells.get(cell, ()):
+                if low < end and start < high:
+                    return True
+        return False
 
 
 def _curated_hits(
-    text: str, names: Iterable[Any]
-) -> tuple[list[tuple[int, int, str, Entity]], dict[int, Entity], list[int], list[int]]:
+    text: str, names: Iterable[tuple[int, WordKey]]
+) -> tuple[list[NameHit], dict[int, Entity], list[int], list[int]]:
     """Whole-word curated names (leftmost, longest), where a model name starts a longer
     word with a version (`Qwen4-8B`), for the family pattern to try, and the offsets of the
     `BENCH` and `CUE_START` hits."""
@@ -293,7 +356,7 @@ def _curated_hits(
         kind, entity = found
         end -= 1
         if _bounded(text, start, end + 1):
-            hits.append((start, end + 1, kind, entity))
+            hits.append(NameHit(start, end + 1, kind, entity))
         elif kind == "model" and text[end + 1 : end + 2].isdigit():
             versioned.setdefault(start, entity)
     _, cues, benches = marked
@@ -301,33 +364,33 @@ def _curated_hits(
         cues.sort()
     if len(hits) < 2:
         return hits, versioned, benches, cues
-    hits.sort(key=lambda h: (h[0], h[0] - h[1]))
+    hits.sort(key=lambda h: (h.start, h.start - h.end))
     kept, reach = [], -1
     for hit in hits:
-        if hit[0] >= reach:
+        if hit.start >= reach:
             kept.append(hit)
-            reach = hit[1]
+            reach = hit.end
     return kept, versioned, benches, cues
 
 
 def _family_hits(
     text: str,
     compiled: CompiledEntities,
-    curated: list[tuple[int, int, str, Entity]],
+    curated: list[NameHit],
     versioned: dict[int, Entity],
-) -> list[tuple[int, int, str, Entity]]:
+) -> list[NameHit]:
     """Curated model names, stretched over the version and size that follow them."""
-    starts = {hit[0]: hit for hit in curated if hit[2] == "model"}
+    starts = {hit.start: hit for hit in curated if hit.kind == "model"}
     for start, entity in versioned.items():
         if start not in starts and (start == 0 or not text[start - 1].isalnum()):
-            starts[start] = (start, start, "model", entity)
+            starts[start] = NameHit(start, start, "model", entity)
     out = []
     for start in sorted(starts):
         hit = starts[start]
         m = compiled.families.match(text, start)
-        end = max(m.end(), hit[1]) if m else hit[1]
+        end = max(m.end(), hit.end) if m else hit.end
         if end > start:
-            out.append((start, end, "model", hit[3]))
+            out.append(NameHit(start, end, "model", hit.entity))
     return out
 
 
@@ -336,7 +399,7 @@ def _contextual_ok(
     start: int,
     end: int,
     cue: re.Pattern[str],
-    curated: list[tuple[int, int, str, Entity]],
+    curated: list[NameHit],
     kind: str,
 ) -> bool:
     """An ordinary-word name counts beside a cue word or another name of its kind."""

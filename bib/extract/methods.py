@@ -15,6 +15,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
+import ahocorasick
+
 from bib.extract.markup import anchored, plain
 from bib.record import Record, Span, Tag, TagKind, evolve
 
@@ -267,51 +269,55 @@ def _from_paren(head: str, inner: str) -> tuple[str, str] | None:
     return None
 
 
-def _count(text: str, name: str) -> int:
-    """How often `name` occurs as a whole word (not inside `name-Bench` or `xname`)."""
-    found, size, pos = 0, len(name), text.find(name)
-    while pos >= 0:
-        end = pos + size
+def _counts(text: str, names: Iterable[str]) -> dict[str, int]:
+    """How often each name occurs as a whole word (not inside `name-Bench` or `xname`), in
+    one pass over the text however many names an abstract introduces."""
+    automaton = ahocorasick.Automaton()
+    counts = {}
+    for name in names:
+        automaton.add_word(name, name)
+        counts[name] = 0
+    automaton.make_automaton()
+    size = len(text)
+    for last, name in automaton.iter(text):
+        end = last + 1
+        pos = end - len(name)
         before = text[pos - 1] if pos else " "
-        after = text[end] if end < len(text) else " "
+        after = text[end] if end < size else " "
         if not (before.isalnum() or before in "_-") and not (after.isalnum() or after in "_-"):
-            found += 1
-        pos = text.find(name, pos + 1)
-    return found
-
-
-_NAMELESS: dict[str, None] = {}
-"""Abstracts lately found to name no method: derived titles ask again about each abstract
-that the methods stage found nameless, and a whole search costs tens of microseconds."""
-_NAMELESS_KEPT = 1024
-
-
-def _nameless(abstract: str) -> None:
-    if len(_NAMELESS) >= _NAMELESS_KEPT:
-        _NAMELESS.clear()
-    _NAMELESS[abstract] = None
+            counts[name] += 1
+    return counts
 
 
 def find_method(abstract: str) -> Method | None:
     """The contribution named by the abstract, or None when it names none."""
-    if abstract in _NAMELESS:
-        return None
     doc = plain(abstract)
     best = _best(doc.text)
     if best is None:
-        _nameless(abstract)
         return None
     return Method(
         best.name, best.long_form, best.description, doc.source_span(best.start, best.end)
     )
 
 
+OBJECT_REACH = 1000
+"""How far (characters) after a trigger its object is read: a name and its description are
+given within a sentence, and the bound keeps the search linear in a paragraph that repeats
+`we propose` without ending a sentence."""
+
+
 def _candidates(text: str, triggers: list[re.Match[str]]) -> list[_Candidate]:
+    """The name each trigger introduces, read up to the end of its sentence (at most
+    OBJECT_REACH characters on). A sentence's end is searched once for all its triggers."""
     found = []
+    sentence_end = -1
     for trigger in triggers:
         start = trigger.end()
-        end = _SENTENCE_END.search(text, start)
-        candidate = _from_object(text[start : end.start() if end else len(text)], start)
+        if sentence_end < start:
+            end = _SENTENCE_END.search(text, start)
+            sentence_end = end.start() if end else len(text)
+        stop = min(sentence_end, start + OBJECT_REACH)
+        candidate = _from_object(text[start:stop], start)
         if candidate is not None:
             found.append(candidate)
     return found
@@ -332,7 +338,7 @@ def _best(text: str) -> _Candidate | None:
     names = {c.name for c in candidates}
     if len(names) == 1:  # one name introduced again: the first mention wins, as counts tie
         return min(candidates, key=lambda c: c.start)
-    counts = {name: _count(text, name) for name in names}
+    counts = _counts(text, names)
     return max(candidates, key=lambda c: (counts[c.name], -c.start))
 
 
@@ -345,7 +351,6 @@ def tag_methods(records: Iterable[Record]) -> Iterator[Record]:
         doc = plain(record.abstract)
         best = _best(doc.text)
         if best is None:
-            _nameless(record.abstract)
             yield record
             continue
         span = doc.source_span(best.start, best.end)

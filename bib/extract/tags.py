@@ -10,11 +10,11 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable, Collection, Container, Iterable, Iterator
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import ahocorasick
 
-from bib.extract.entities import compiled_entities, finditer_at, match_entities
+from bib.extract.entities import WordKey, finditer_at, match_entities
 from bib.extract.topics import match_topics
 from bib.extract.vocabulary import Vocabulary, shipped, word_view
 from bib.record import LinkRole, Record, Span, Tag, TagKind, evolve
@@ -291,7 +291,9 @@ def _outermost(spans: Iterable[Span]) -> list[Span]:
 
 
 def contribution_tags(
-    text: str, words: Iterable[Any] | None = None, values: Collection[str] | None = None
+    text: str,
+    words: Iterable[tuple[int, WordKey]] | None = None,
+    values: Collection[str] | None = None,
 ) -> list[Tag]:
     """What kind of contribution the abstract claims, from cue phrases (only the cues whose
     value is in `values`, when given).
@@ -305,7 +307,9 @@ def contribution_tags(
     return _contributions(text, allowed, words)
 
 
-def _contributions(text: str, allowed: tuple[int, ...], words: Iterable[Any] | None) -> list[Tag]:
+def _contributions(
+    text: str, allowed: tuple[int, ...], words: Iterable[tuple[int, WordKey]] | None
+) -> list[Tag]:
     """`contribution_tags` for the cues `allowed` (indices into `_CUES`, found once).
 
     Where lower-casing keeps every offset and every match, the cues run on the lowered text,
@@ -335,7 +339,7 @@ def _contributions(text: str, allowed: tuple[int, ...], words: Iterable[Any] | N
             _after_we(text, lowered, at, after, found, allowed)
     for kind, at in starts.items():
         cue = _CUES[kind]
-        if any(map(lowered.__contains__, cue.needed)):
+        if cue.anywhere_lowered is not None and any(map(lowered.__contains__, cue.needed)):
             at.sort()
             spans = [m.span() for m in finditer_at(cue.anywhere_lowered, lowered, at)]
             if spans:
@@ -359,7 +363,7 @@ def _after_we(
     first, second = words.group(1, 2)
     kinds = _BY_VERB.get(first, ())
     if second in _BY_VERB:
-        kinds = sorted({*kinds, *_BY_VERB[second]})
+        kinds = tuple(sorted({*kinds, *_BY_VERB[second]}))
     for kind in kinds:
         if kind not in allowed:
             continue
@@ -376,20 +380,20 @@ def _after_we(
             found.setdefault(kind, []).append(m.span())
 
 
-def _start_words() -> dict[str, tuple[int, None, tuple[int, ...], int]]:
+def _start_words() -> dict[str, WordKey]:
     """Keys over `word_view` for where a `we`, or the first word of a cue searched anywhere,
     starts a word: one automaton pass finds them all (and some more, that the regexes then
-    reject), where a `str.find` loop per word took three times as long. Values are `(how far
-    back the word starts, None, the cues it may start, 0)`; `()` marks a `we`. (`word_view`
-    reads U+212A KELVIN SIGN as a space where `str.lower` makes it `k`: no word has a `k`.)"""
-    keys: dict[str, tuple[int, None, tuple[int, ...], int]] = {" we ": (3, None, (), 0)}
+    reject), where a `str.find` loop per word took three times as long. A `we` starts the
+    cues `()`. (`word_view` reads U+212A KELVIN SIGN as a space where `str.lower` makes it
+    `k`: no word has a `k`.)"""
+    keys = {" we ": WordKey(3, None, (), 0)}
     for word in dict.fromkeys(word for cue in _CUES for word in cue.first_words):
         kinds = tuple(i for i, cue in enumerate(_CUES) if word in cue.first_words)
-        keys[" " + word] = (len(word), None, kinds, 0)
+        keys[" " + word] = WordKey(len(word), None, kinds, 0)
     return keys
 
 
-def _automaton(keys: dict[str, Any]) -> ahocorasick.Automaton:
+def _automaton(keys: dict[str, WordKey]) -> ahocorasick.Automaton:
     automaton = ahocorasick.Automaton()
     for key, value in keys.items():
         automaton.add_word(key, value)
@@ -400,17 +404,17 @@ def _automaton(keys: dict[str, Any]) -> ahocorasick.Automaton:
 _STARTS = _automaton(_start_words())
 
 
-def _words(vocabulary: Vocabulary) -> ahocorasick.Automaton:
+def compile_tag_words(vocabulary: Vocabulary) -> ahocorasick.Automaton:
     """One automaton for the curated dataset and model names and the cue start words, so
-    that one pass over `word_view(text)` serves both (compiled once per vocabulary)."""
-    found = vocabulary.compiled_forms.get("tag words")
-    if found is None:
-        keys: dict[str, Any] = dict(compiled_entities(vocabulary).keys)
-        for key, (back, _, kinds, _) in _start_words().items():
-            length, forms, _, mark = keys.get(key, (back, None, None, 0))
-            keys[key] = (length, forms, kinds, mark)
-        found = vocabulary.compiled_forms["tag words"] = _automaton(keys)
-    return found
+    that one pass over `word_view(text)` serves both (see `Vocabulary.tag_words`)."""
+    keys = dict(vocabulary.entities.keys)
+    for key, start in _start_words().items():
+        found = keys.get(key)
+        if found is None:
+            keys[key] = start
+        else:
+            keys[key] = found._replace(cues=start.cues)
+    return _automaton(keys)
 
 
 def _contribution_tags_scanned(text: str, allowed: Iterable[int]) -> list[Tag]:
@@ -457,7 +461,7 @@ def _tag_batch(
     if not (topical or entities or contributing):
         return [_finish(r, tags, [], kinds) for r, tags in zip(records, produced, strict=True)]
     # the curated names' automaton, for the datasets and models; the cue words' alone is smaller
-    automaton = _words(vocabulary) if entities else _STARTS
+    automaton = vocabulary.tag_words if entities else _STARTS
     views = [word_view(record.abstract) for record in records]
     words = [list(automaton.iter(view)) for view in views]
     # a benchmark contribution makes the paper about evaluation: topics need that cue
@@ -495,7 +499,10 @@ def _topic_tags(
 
 
 def _entity_tags(
-    record: Record, vocabulary: Vocabulary, words: list[Any], kinds: Collection[TagKind]
+    record: Record,
+    vocabulary: Vocabulary,
+    words: list[tuple[int, WordKey]],
+    kinds: Collection[TagKind],
 ) -> list[Tag]:
     datasets, models = match_entities(
         record.abstract, vocabulary, method=record.method, names=words

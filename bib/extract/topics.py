@@ -122,9 +122,19 @@ def _original(position: int, marks: list[int], shifts: list[int]) -> int:
     return position + (shifts[k - 1] if k else 0)
 
 
-Hit = list
-"""`[start, end, slug, weight]`: a mention, its topic and how much it says (a list, since a
-claim later in the sentence raises the weight of the mentions before it)."""
+@dataclass(slots=True)
+class Hit:
+    """A mention of a topic and how much it says (mutable: a claim later in the sentence
+    raises the weight of the mentions before it)."""
+
+    start: int
+    end: int
+    slug: str
+    weight: float
+
+
+def _hit_order(hit: Hit) -> tuple[int, int]:
+    return hit.start, hit.end
 
 
 @dataclass(slots=True)
@@ -132,7 +142,7 @@ class Scan:
     """One pass over an abstract: topic hits and what weighs each mention."""
 
     hits: list[Hit]
-    """Whole-word hits `[start, end, slug, weight]`, leftmost-longest, in original offsets."""
+    """Whole-word hits, leftmost-longest, in original offsets."""
     groups: dict[str, list[Hit]]
     """The hits by topic, in order."""
     view: str
@@ -145,30 +155,68 @@ class Scan:
     shifts: list[int]
     acronyms: dict[str, str]
     """Acronyms the abstract defines, mapped to their long form's topic."""
+    spans: tuple[Intervals, Intervals] | None = None
+    """`passing` and `central` as `Intervals`, made when first asked."""
 
     def weight(self, position: int) -> float:
         """How much a mention at `position` (original offset) says the paper is about it."""
         if self.marks:
             position = _to_view(position, self.marks, self.shifts)
-        return _weight(position, self.passing, self.central)
+        if self.spans is None:
+            self.spans = (Intervals(self.passing), Intervals(self.central))
+        return _weight(position, *self.spans)
 
 
-def _weight(position: int, passing: list[tuple[int, int]], central: list[tuple[int, int]]) -> float:
+class Intervals:
+    """Half-open spans `[low, high)`, possibly overlapping, asked whether a position lies in
+    one: a search among the lows sorted, and the highest high up to each, answers in
+    logarithmic time (a mention weighed against every span made long texts quadratic)."""
+
+    __slots__ = ("lows", "reach")
+
+    def __init__(self, spans: Iterable[tuple[int, int]]) -> None:
+        ordered = sorted(spans)
+        self.lows = [low for low, _ in ordered]
+        self.reach: list[int] = []
+        top = -1
+        for _, high in ordered:
+            top = max(top, high)
+            self.reach.append(top)
+
+    def __contains__(self, position: int) -> bool:
+        k = bisect.bisect_right(self.lows, position) - 1
+        return k >= 0 and self.reach[k] > position
+
+
+def _weight(position: int, passing: Intervals, central: Intervals) -> float:
     """The weight of a mention at `position` (view offset), from the spans that set it."""
-    for low, high in passing:
-        if low <= position < high:
-            return PASSING_WEIGHT
-    for low, high in central:
-        if low <= position < high:
-            return CLAIM_WEIGHT
+    if position in passing:
+        return PASSING_WEIGHT
+    if position in central:
+        return CLAIM_WEIGHT
     return 1.0
 
 
 def _to_view(position: int, marks: list[int], shifts: list[int]) -> int:
-    for mark, shift in zip(reversed(marks), reversed(shifts), strict=True):
-        if position - shift >= mark:
-            return position - shift
-    return position
+    """The squeezed text's offset of an original `position` (see `_squeeze`): after the
+    last mark whose original offset (`mark + shift`) it reaches, less that mark's shift."""
+    k = bisect.bisect_right(_OriginalMarks(marks, shifts), position) - 1
+    return position - shifts[k] if k >= 0 else position
+
+
+class _OriginalMarks:
+    """`marks[k] + shifts[k]` by index, increasing, for `bisect` without building a list."""
+
+    __slots__ = ("marks", "shifts")
+
+    def __init__(self, marks: list[int], shifts: list[int]) -> None:
+        self.marks, self.shifts = marks, shifts
+
+    def __len__(self) -> int:
+        return len(self.marks)
+
+    def __getitem__(self, k: int) -> int:
+        return self.marks[k] + self.shifts[k]
 
 
 def _clause_end(view: str, start: int, stops: re.Pattern[str], limit: int) -> int:
@@ -242,10 +290,10 @@ def _acronyms(
     ends: list[int] | None = None
     for opened, closed, acronym in candidates:
         if ends is None:
-            ends = [hit[1] for hit in hits]
+            ends = [hit.end for hit in hits]
         index = bisect.bisect_right(ends, opened) - 1
         if index >= 0 and opened - ends[index] <= 48 and view.find(acronym, closed) >= 0:
-            start, end, slug = hits[index][:3]
+            start, end, slug = hits[index].start, hits[index].end, hits[index].slug
             if len(view[end:opened].split()) <= 3 and _abbreviates(acronym, view, start, opened):
                 acronyms.setdefault(acronym, slug)
                 continue
@@ -253,8 +301,8 @@ def _acronyms(
         if found is not None:
             ends = None
             changed = True
-            if _abbreviates(acronym, view, found[0], opened):
-                acronyms.setdefault(acronym, found[2])
+            if _abbreviates(acronym, view, found.start, opened):
+                acronyms.setdefault(acronym, found.slug)
     return acronyms, changed
 
 
@@ -279,7 +327,7 @@ def _bridge(
     closed: int,
     compiled: CompiledTopics,
     hits: list[Hit],
-) -> tuple[int, int, str] | None:
+) -> Hit | None:
     """The long form that the parenthesis `view[opened:closed]` interrupts, if any, added
     to `hits` (spanning the parenthesis, replacing hits inside it).
 
@@ -306,8 +354,9 @@ def _bridge(
         start = end - length
         if cue or slug is None or start >= gap or end <= gap + 1 or joined[end] != " ":
             continue
-        hit = [left + start - 2, after + end - gap - 2, slug, 1.0]
-        hits[:] = sorted([h for h in hits if h[1] <= hit[0] or h[0] >= hit[1]] + [hit])
+        hit = Hit(left + start - 2, after + end - gap - 2, slug, 1.0)
+        kept = [h for h in hits if h.end <= hit.start or h.start >= hit.end]
+        hits[:] = sorted([*kept, hit], key=_hit_order)
         return hit
     return None
 
@@ -346,6 +395,8 @@ def scan(text: str, vocabulary: Vocabulary, text_view: str | None = None) -> Sca
     central = [(0, first)]
     claimed = first  # mentions before this offset (unless passing) are in a central sentence
     reach = -1  # mentions before this offset are passing: cues come before what they reach
+    claim_opening = claim_closing = -1  # the sentence of the last claim
+    raised = 0  # the hits before this index have been raised by a claim in that sentence
     asides.append((len(view), len(view)))
     aside, (aside_start, aside_end) = 0, asides[0]
     hits: list[Hit] = []
@@ -358,16 +409,21 @@ def scan(text: str, vocabulary: Vocabulary, text_view: str | None = None) -> Sca
         start = end - length
         if cue:
             if cue == CUE_CLAIM:
-                opening = view.rfind(". ", 0, start - 1)
-                opening = 0 if opening < 0 else opening + 2
-                closing = _sentence_end(view, start - 1)
-                central.append((opening, closing))
-                claimed = max(claimed, closing)
+                # a sentence's bounds are found once, and its mentions raised once: a
+                # paragraph repeating a claim costs linear time
+                if start - 1 >= claim_closing:
+                    opening = view.rfind(". ", 0, start - 1)
+                    claim_opening = 0 if opening < 0 else opening + 2
+                    claim_closing = _sentence_end(view, start - 1)
+                    central.append((claim_opening, claim_closing))
+                    claimed = max(claimed, claim_closing)
+                    raised = 0
                 k = len(hits) - 1
-                while k >= 0 and hits[k][0] >= opening:
-                    if hits[k][3] == 1.0:
-                        hits[k][3] = CLAIM_WEIGHT
+                while k >= raised and hits[k].start >= claim_opening:
+                    if hits[k].weight == 1.0:
+                        hits[k].weight = CLAIM_WEIGHT
                     k -= 1
+                raised = len(hits)
             else:
                 after = end - 1
                 while after < len(view) and view[after] in ".,":
@@ -400,7 +456,7 @@ def scan(text: str, vocabulary: Vocabulary, text_view: str | None = None) -> Sca
                 weight = PASSING_WEIGHT
             else:
                 weight = CLAIM_WEIGHT if start < claimed else 1.0
-        hit = [start, end - 1, slug, weight]
+        hit = Hit(start, end - 1, slug, weight)
         hits.append(hit)
         group = groups.get(slug)
         if group is None:
@@ -414,13 +470,14 @@ def scan(text: str, vocabulary: Vocabulary, text_view: str | None = None) -> Sca
         acronyms, changed = _acronyms(view, lowered, candidates, vocabulary.compiled, hits)
         if changed:
             groups = {}
+            spans = Intervals(passing), Intervals(central)
             for hit in hits:
-                hit[3] = _weight(hit[0], passing, central)
-                groups.setdefault(hit[2], []).append(hit)
+                hit.weight = _weight(hit.start, *spans)
+                groups.setdefault(hit.slug, []).append(hit)
     if marks:
         for hit in hits:
-            hit[1] = _original(hit[1] - 1, marks, shifts) + 1
-            hit[0] = _original(hit[0], marks, shifts)
+            hit.end = _original(hit.end - 1, marks, shifts) + 1
+            hit.start = _original(hit.start, marks, shifts)
     return Scan(hits, groups, view, passing, central, marks, shifts, acronyms)
 
 
@@ -479,15 +536,15 @@ def match_topics(
         if (score >= MIN_SCORE or slug in asserted) and slug not in redundant:
             group = groups[slug]
             if slug in touched:
-                evidence = tuple(sorted({(h[0], h[1]) for h in group}))
+                evidence = tuple(sorted({(h.start, h.end) for h in group}))
             else:
-                evidence = tuple([(h[0], h[1]) for h in group])
+                evidence = tuple([(h.start, h.end) for h in group])
             out.append(TopicMatch(slug, labels[slug].label, evidence, score))
     return out
 
 
 def _inside(span: Span, hits: Iterable[Hit]) -> bool:
-    return any(h[0] <= span[0] and span[1] <= h[1] for h in hits)
+    return any(h.start <= span[0] and span[1] <= h.end for h in hits)
 
 
 def _subsumed(
@@ -511,10 +568,10 @@ def _add(
     touched: set[str],
 ) -> None:
     items = groups.setdefault(slug, [])
-    have = {(h[0], h[1]) for h in items}
+    have = {(h.start, h.end) for h in items}
     for start, end in spans:
         if (start, end) not in have:
-            items.append([start, end, slug, scanned.weight(start)])
+            items.append(Hit(start, end, slug, scanned.weight(start)))
             touched.add(slug)
 
 
@@ -540,7 +597,7 @@ def _infer(groups: dict[str, list[Hit]], vocabulary: Vocabulary, touched: set[st
 
 def _title_topics(title: str, vocabulary: Vocabulary, groups: Mapping[str, list[Hit]]) -> set[str]:
     """The abstract's topics that the title names too (or a topic that implies them)."""
-    named = {hit[2] for hit in scan(title, vocabulary).hits}
+    named = {hit.slug for hit in scan(title, vocabulary).hits}
     implications = vocabulary.implications
     for slug in list(named):
         named.update(implications.get(slug, ()))
@@ -568,10 +625,10 @@ def _rank(
         if slug in umbrellas and not below[slug].isdisjoint(groups):
             weight *= 0.6
         if len(items) == 1:
-            first, _, _, mass = items[0]
+            first, mass = items[0].start, items[0].weight
         else:
-            mass = sum([h[3] for h in items])
-            first = min([h[0] for h in items]) if slug in touched else items[0][0]
+            mass = sum([h.weight for h in items])
+            first = min([h.start for h in items]) if slug in touched else items[0].start
         if titled and slug in titled:
             mass += TITLE_WEIGHT
         frequency = 1.0 + log(mass) if mass >= 1 else mass

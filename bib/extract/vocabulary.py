@@ -24,11 +24,11 @@ import pickle
 import re
 import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache, cached_property
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import ahocorasick
 import jsonschema
@@ -37,6 +37,9 @@ import platformdirs
 import schema
 from bib.atomic import write_atomic
 from bib.errors import BibError
+
+if TYPE_CHECKING:
+    from bib.extract.entities import CompiledEntities
 
 SEPARATORS = "-\u2010\u2011\u2012\u2013\u2014\u2212_/\n\r\t\u00a0"
 _PUNCTUATION = "".join(chr(c) for c in range(128) if not chr(c).isalnum())
@@ -281,12 +284,25 @@ class Entity:
         return (self.name, *self.aliases)
 
 
+class TopicKey(NamedTuple):
+    """What a key of the topics automaton stands for."""
+
+    length: int
+    """The key's length less its leading space: a hit ending at `end` starts at `end - length`."""
+    slug: str | None
+    """The topic whose synonym the key is, in any case (None: no synonym)."""
+    exact: dict[str, str] | None
+    """Abbreviations the key is, as spelled (`MoE`) -> their topics (None: none)."""
+    cue: int
+    """A weighing cue (`CUE_*`; 0: none)."""
+
+
 @dataclass(frozen=True)
 class CompiledTopics:
     """The automaton a record is scanned with; built once per vocabulary."""
 
     automaton: Any
-    """Over the lower-cased scan text; values are `(length, slug, exact forms, cue)`."""
+    """Over the lower-cased scan text; values are `TopicKey`s."""
     phrases: int
     """How many distinct surface forms it knows."""
     ascii: bool
@@ -303,7 +319,7 @@ class CompiledTopics:
         value = self.automaton.get(key.lower(), None)
         if value is None:
             return False
-        return value[1] is not None or (value[2] is not None and phrase in value[2])
+        return value.slug is not None or (value.exact is not None and phrase in value.exact)
 
 
 @dataclass(frozen=True)
@@ -312,20 +328,22 @@ class Vocabulary:
     datasets: tuple[Entity, ...] = ()
     models: tuple[Entity, ...] = ()
     sources: tuple[str, ...] = ()
-    _depths: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
-    _ancestors: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False, compare=False)
-    compiled_forms: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
-    """Other modules' compiled forms of this vocabulary (entity patterns), built once."""
 
     def depth(self, slug: str) -> int:
-        if slug not in self._depths:
+        return self._depths[slug]
+
+    @cached_property
+    def _depths(self) -> dict[str, int]:
+        """Topic -> how many parents up its tree goes (a loop of parents ends it)."""
+        out = {}
+        for slug in self.topics:
             depth, seen, node = 0, {slug}, self.topics[slug].parent
             while node and node in self.topics and node not in seen:
                 seen.add(node)
                 depth += 1
                 node = self.topics[node].parent
-            self._depths[slug] = depth
-        return self._depths[slug]
+            out[slug] = depth
+        return out
 
     def specificity(self, slug: str) -> int:
         """How specific a topic is: its `specificity`, else its depth in the tree.
@@ -337,15 +355,20 @@ class Vocabulary:
         return topic.specificity if topic.specificity is not None else max(self.depth(slug), 2)
 
     def ancestors(self, slug: str) -> tuple[str, ...]:
-        found = self._ancestors.get(slug)
-        if found is None:
-            out: list[str] = []
+        return self._ancestors[slug]
+
+    @cached_property
+    def _ancestors(self) -> dict[str, tuple[str, ...]]:
+        """Topic -> its parent, the parent's parent, and so on (a loop of parents ends it)."""
+        out = {}
+        for slug in self.topics:
+            found: list[str] = []
             node = self.topics[slug].parent
-            while node and node in self.topics and node not in out:
-                out.append(node)
+            while node and node in self.topics and node not in found:
+                found.append(node)
                 node = self.topics[node].parent
-            found = self._ancestors[slug] = tuple(out)
-        return found
+            out[slug] = tuple(found)
+        return out
 
     @cached_property
     def combinations(self) -> tuple[tuple[str, str, frozenset[str], bool], ...]:
@@ -413,6 +436,21 @@ class Vocabulary:
     def compiled(self) -> CompiledTopics:
         return cached_compile(self)
 
+    @cached_property
+    def entities(self) -> CompiledEntities:
+        """The dataset and model names compiled (see `bib.extract.entities`)."""
+        from bib.extract.entities import compile_entities
+
+        return compile_entities(self.datasets, self.models)
+
+    @cached_property
+    def tag_words(self) -> ahocorasick.Automaton:
+        """The entity names and contribution cue words in one automaton (see
+        `bib.extract.tags`)."""
+        from bib.extract.tags import compile_tag_words
+
+        return compile_tag_words(self)
+
 
 PASSING_CUES = ("e g", "such as", "including", "like", "versus", "vs", "baseline", "baselines")
 """A topic named after these, in the same clause, is an example or a comparison."""
@@ -468,7 +506,7 @@ def compile_topics(vocabulary: Vocabulary) -> CompiledTopics:
                     forms[exact[1:]] = topic.slug
     automaton = ahocorasick.Automaton()
     for key in synonyms.keys() | cased.keys():
-        automaton.add_word(key, (len(key) - 1, synonyms.get(key), cased.get(key), 0))
+        automaton.add_word(key, TopicKey(len(key) - 1, synonyms.get(key), cased.get(key), 0))
     cue_lists = (
         (CUE_PASSING, PASSING_CUES),
         (CUE_CONTRAST, CONTRAST_CUES),
@@ -479,7 +517,7 @@ def compile_topics(vocabulary: Vocabulary) -> CompiledTopics:
         for cue in cues:
             key = scan_key(cue)
             if key not in automaton:
-                automaton.add_word(key, (len(key) - 1, None, None, cue_kind))
+                automaton.add_word(key, TopicKey(len(key) - 1, None, None, cue_kind))
     automaton.make_automaton()
     keys = synonyms.keys() | cased.keys()
     ascii_only = all(key.isascii() for key in keys)
@@ -559,7 +597,10 @@ def _prune(directory: Path, code: str) -> None:
 
 
 def _data(name: str) -> dict[str, Any]:
-    return json.loads(resources.files("bib").joinpath("data", name).read_text(encoding="utf-8"))
+    document: dict[str, Any] = json.loads(
+        resources.files("bib").joinpath("data", name).read_text(encoding="utf-8")
+    )
+    return document
 
 
 def validate(document: Any, path: str | Path) -> None:
@@ -636,7 +677,7 @@ def read_user_file(path: str | Path) -> dict[str, Any]:
     except OSError as exc:
         raise BibError(f"cannot read vocabulary: {exc.strerror or exc}", path) from None
     try:
-        document = json.loads(text)
+        document: dict[str, Any] = json.loads(text)
     except json.JSONDecodeError as exc:
         raise BibError(f"not valid JSON: {exc.msg}", path, exc.lineno) from None
     validate(document, path)

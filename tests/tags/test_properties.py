@@ -31,7 +31,8 @@ def _folded(text: str) -> str:
 def test_every_hit_span_covers_a_vocabulary_form(pieces: list[str], glue: list[str]) -> None:
     text = _texts(pieces, glue)
     automaton = VOCABULARY.compiled.automaton
-    for start, end, _slug, _weight in scan(text, VOCABULARY).hits:
+    for hit in scan(text, VOCABULARY).hits:
+        start, end = hit.start, hit.end
         assert 0 <= start < end <= len(text)
         key = " " + _folded(text[start:end])
         assert key in automaton, (text, text[start:end])
@@ -40,7 +41,8 @@ def test_every_hit_span_covers_a_vocabulary_form(pieces: list[str], glue: list[s
 @given(PIECES, st.lists(GLUE, max_size=12))
 def test_every_hit_is_a_whole_word(pieces: list[str], glue: list[str]) -> None:
     text = _texts(pieces, glue)
-    for start, end, _slug, _weight in scan(text, VOCABULARY).hits:
+    for hit in scan(text, VOCABULARY).hits:
+        start, end = hit.start, hit.end
         assert start == 0 or not text[start - 1].isalnum()
         assert end == len(text) or not text[end].isalnum()
 
