@@ -91,7 +91,7 @@ def cpu_seconds(pid: int) -> float:
 
 def run(
     records: list[mapping.Paper], server: dict[str, str], db: Path
-) -> tuple[float, object, float]:
+) -> tuple[float, sync.Report, float]:
     """One two-way sync (pull, then push) as `bib sync zotero` runs it; requests counted."""
     credentials = Credentials(Secret(server["key"]), server["user_id"], "user")
     client = ZoteroClient(credentials, endpoint=server["url"], timeout=30)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
+import functools
 import json as jsonlib
 import os
 import random
@@ -359,24 +360,37 @@ class ZoteroClient:
 
     def item_template(self, item_type: str) -> dict[str, Any]:
         self._evict_stale_templates()
-        return self._read(f"template {item_type}", lambda: self.zot.item_template(item_type))
+        template: dict[str, Any] = self._read(
+            f"template {item_type}", lambda: self.zot.item_template(item_type)
+        )
+        return template
 
     def versions_since(self, since: int) -> tuple[dict[str, int], int]:
         """Item versions changed after `since`, and the current library version."""
         versions = self._read(
             "item versions", lambda: self.zot.item_versions(since=since, includeTrashed=1)
         )
-        return dict(versions), int(self.zot.request.headers.get("Last-Modified-Version", 0))
+        return dict(versions), self._library_version()
+
+    def _library_version(self) -> int:
+        """`Last-Modified-Version` of the last read (pyzotero keeps its response)."""
+        response = self.zot.request
+        return int(response.headers.get("Last-Modified-Version", 0)) if response else 0
 
     def deleted_since(self, since: int) -> dict[str, list[str]]:
-        return self._read("deleted objects", lambda: self.zot.deleted(since=since))
+        deleted: dict[str, list[str]] = self._read(
+            "deleted objects", lambda: self.zot.deleted(since=since)
+        )
+        return deleted
 
     def versions_of(self, keys: Iterable[str]) -> dict[str, int]:
         """Versions of the given item keys that exist (absent keys are missing)."""
         found: dict[str, int] = {}
         for chunk in _chunks(list(keys), MAX_OBJECTS):
             joined = ",".join(chunk)
-            got = self._read("read back keys", lambda j=joined: self.zot.item_versions(itemKey=j))
+            got: dict[str, int] = self._read(
+                "read back keys", functools.partial(self.zot.item_versions, itemKey=joined)
+            )
             found.update(got)
         return found
 
@@ -384,21 +398,26 @@ class ZoteroClient:
         """Versions of up to 50 item keys, and the library version they were read at."""
         joined = ",".join(keys)
         got = self._read("read versions", lambda: self.zot.item_versions(itemKey=joined))
-        return dict(got), int(self.zot.request.headers.get("Last-Modified-Version", 0))
+        return dict(got), self._library_version()
 
     def items_by_key(self, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
         found: dict[str, dict[str, Any]] = {}
         for chunk in _chunks(list(keys), MAX_OBJECTS):
             joined = ",".join(chunk)
-            got = self._read(
+            got: list[dict[str, Any]] = self._read(
                 "fetch items",
-                lambda j=joined: self.zot.items(itemKey=j, limit=MAX_OBJECTS, includeTrashed=1),
+                functools.partial(
+                    self.zot.items, itemKey=joined, limit=MAX_OBJECTS, includeTrashed=1
+                ),
             )
             found.update({item["key"]: item for item in got})
         return found
 
     def collections(self) -> list[dict[str, Any]]:
-        return self._read("collections", lambda: self.zot.everything(self.zot.collections()))
+        found: list[dict[str, Any]] = self._read(
+            "collections", lambda: self.zot.everything(self.zot.collections())
+        )
+        return found
 
     def key_access(self) -> dict[str, Any]:
         """GET /keys/current (the key stays in a header).

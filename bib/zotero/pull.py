@@ -319,17 +319,28 @@ class Puller:
         if cite is None:
             return
         body = html_to_markdown(data.get("note", ""))
+        here = self.store.notes(cite)
         if row is None:
-            note = self.store.add_note(cite, body)
-            self.report.notes_added += 1
+            # A run killed between adding the note and saving its row left the note
+            # without a row: adopt it instead of adding it twice.
+            unsynced = [
+                n for n in here if n.body.strip() == body and (NOTE, n.uuid) not in self.rows
+            ]
+            if unsynced:
+                note = unsynced[0]
+            else:
+                note = self.store.add_note(cite, body)
+                self.report.notes_added += 1
         else:
             if row.kind != NOTE or row.status != SYNCED:
                 return
-            found = [n for n in self.store.notes(cite) if n.uuid == row.local_id]
-            if not found or found[0].body.strip() == body:
+            found = [n for n in here if n.uuid == row.local_id]
+            if not found:
                 return
-            note = self.store.edit_note(found[0].id, body)
-            self.report.notes_revised += 1
+            note = found[0]
+            if note.body.strip() != body:
+                note = self.store.edit_note(note.id, body)
+                self.report.notes_revised += 1
         ours = mapping.note_data(mapping.Note(note.uuid, note.body), parent.key)
         pushed = {"local": ours, "written": strip_server_fields(data)}
         self.state.save(

@@ -261,7 +261,7 @@ class Syncer:
         missing = sorted(names - set(keys))
         if not missing:
             return keys
-        by_name = {}
+        by_name: dict[str, str] = {}
         for coll in self.client.collections():
             data = coll.get("data", coll)
             if not data.get("parentCollection"):
@@ -506,10 +506,10 @@ class Syncer:
                 if obj.kind == ITEM:
                     failed_parents.add(obj.key)
 
-    def _mapped_batches(self, objs: list[_Object]) -> Iterator[tuple[list[_Object], bytes]]:
+    def _mapped_batches(self, objs: list[_Object]) -> Iterator[tuple[list[_Object], bytes | None]]:
         """Batches of at most 50, mapped, hashed and encoded on a helper thread while
         earlier batches travel: the main thread only sends and books."""
-        Batch = tuple[list[_Object], bytes]
+        Batch = tuple[list[_Object], bytes | None]
         ready: queue.Queue[Batch | BaseException | None] = queue.Queue(maxsize=4)
         stop = threading.Event()
 
@@ -578,6 +578,7 @@ class Syncer:
                 idx = str(index)
                 if idx in result.report["success"] or idx in result.report["unchanged"]:
                     version = result.report["successful"].get(idx, {}).get("version")
+                    assert obj.data is not None
                     done.append((obj, obj.data, version or result.version))
                     continue
                 failure = result.report["failed"].get(idx)
@@ -652,6 +653,7 @@ class Syncer:
                 self.report.deleted_in_zotero.append(obj.label)
                 return None
             written, version = strip_server_fields(remote["data"]), remote["version"]
+        assert obj.data is not None
         merged, conflicts = merge(base, obj.data, written, self.options.prefer)
         self._conflicts(obj, conflicts)
         if not differs(merged, written):
@@ -682,7 +684,7 @@ class Syncer:
                 code = failure.get("code")
                 if code == 412:
                     stale.append(obj)
-                elif code == 404:
+                elif code == 404 and obj.row is not None:
                     self.report.deleted_in_zotero.append(obj.label)
                     self._save([replace(obj.row, status=DELETED_REMOTE)])
                 else:
