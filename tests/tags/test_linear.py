@@ -39,8 +39,10 @@ _STAGES: dict[str, Callable[[Iterable[Record]], Iterator[Record]]] = {
 }
 _REFERENCE = 2_000_000
 _LARGE = 20_000_000
-_LINEAR_BOUND = 30
-"""Ten times the text may take up to thirty times as long (linear work: about ten)."""
+_LINEAR_BOUND = 50
+"""Ten times the text may take up to fifty times as long: linear work takes about ten, and a
+loaded machine (the suite runs in parallel with itself) stretches a short run more than a
+long one; quadratic work would take a hundred."""
 
 
 def paragraph(size: int) -> str:
@@ -67,7 +69,8 @@ def _seconds(stage: Callable[[Iterable[Record]], Iterator[Record]], text: str) -
 @pytest.mark.parametrize("name", list(_STAGES))
 def test_stage_is_linear_on_a_20_mb_paragraph(name: str) -> None:
     stage = _STAGES[name]
-    reference = _seconds(stage, paragraph(_REFERENCE))
+    small = paragraph(_REFERENCE)
+    reference = min(_seconds(stage, small) for _ in range(3))
     large = _seconds(stage, paragraph(_LARGE))
     assert large < _LINEAR_BOUND * max(reference, 0.01), (name, reference, large)
 
