@@ -1,21 +1,95 @@
-"""Atomic file output: a reader sees the old file or the new one, never half of either."""
+"""Every file bib writes goes through here, and what happens depends on what the target is.
+
+- A regular file, or a new path: written to a temp file beside it, fsynced, renamed over it
+  (its mode kept), so a reader sees the old file or the new one, never half of either.
+- A symbolic link: followed, and its target replaced that way; the link stays a link.
+- A character device, FIFO or socket (`/dev/null`, `/dev/stdout`, a named pipe): written
+  through as a stream, never renamed over (that would turn `/dev/full` into a regular file).
+- A directory, or a path through a file: one `bib: error:` line, exit 2.
+Temp files are named `.NAME.XXXX.tmp`; stale ones of ours beside a target (left by a killed
+run) are removed on the next write to it.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
+import stat
 import tempfile
+import time
+from dataclasses import dataclass
 from pathlib import Path
+
+from bib.errors import BibError
+
+STALE_AFTER_S = 3600
+"""A temp file of ours older than this is left over from a run that was killed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Destination:
+    """Where the bytes for a target really go: `path` (a link's target, resolved), and whether
+    it is a stream to write through (`stream`) rather than a file to replace."""
+
+    path: Path
+    stream: bool
+
+
+def destination(target: str | Path) -> Destination:
+    """What `target` is, links followed; BibError for a place that cannot take a file."""
+    path = Path(target)
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        _check_parent(path, target)
+        return Destination(path, stream=False)
+    except NotADirectoryError:
+        raise BibError("a part of the path is not a directory", target) from None
+    if stat.S_ISDIR(info.st_mode):
+        raise BibError("is a directory", target)
+    if stat.S_ISREG(info.st_mode):
+        return Destination(path, stream=False)
+    return Destination(path, stream=True)
+
+
+def _check_parent(path: Path, target: str | Path) -> None:
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise BibError("a part of the path is not a directory", target)
+            return
+
+
+def remove_stale(path: Path) -> None:
+    """Delete temp files of ours beside `path` that a killed run left behind."""
+    pattern = re.compile(rf"^\.{re.escape(path.name)}\.[A-Za-z0-9_]{{8}}\.tmp$")
+    now = time.time()
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(path.parent):
+            if pattern.match(entry.name) and entry.is_file(follow_symlinks=False):
+                with contextlib.suppress(OSError):
+                    if now - entry.stat(follow_symlinks=False).st_mtime > STALE_AFTER_S:
+                        os.unlink(entry.path)
 
 
 def write_atomic(path: str | Path, data: str | bytes, *, mode: int | None = None) -> None:
     """Write `data` to a temp file beside `path`, fsync it, then rename it over `path`.
 
-    A crash or an exception at any point leaves `path` as it was.
+    A crash or an exception at any point leaves `path` as it was. A link is followed; a
+    device or FIFO is written through (see the module docstring).
     """
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    where = destination(path)
     payload = data.encode("utf-8") if isinstance(data, str) else data
+    if where.stream:
+        with open(where.path, "wb") as handle:
+            handle.write(payload)
+        return
+    target = where.path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale(target)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as handle:

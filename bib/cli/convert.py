@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from bib import parallel, pipeline, stable_keys, writers
-from bib.atomic import publish
+from bib.atomic import destination, publish, remove_stale
 from bib.cli.tags import max_topics_option, tag_stages, vocabulary_option
 from bib.errors import BibError
 from bib.readers import FORMATS
@@ -170,8 +170,10 @@ def _write(
         for path, _, handle in staged:
             if path is None:
                 _echo_file(handle)
+            elif destination(path).stream:
+                _copy_to_stream(handle, destination(path).path)
             else:
-                _publish(handle, path)
+                _publish(handle, destination(path).path)
         cleanup.pop_all()
 
 
@@ -198,9 +200,12 @@ def _check_keys(keys: Iterable[str]) -> None:
 
 def _stage_file(path: Path | None, cleanup: contextlib.ExitStack) -> IO[str]:
     """A text file to stream one output into; `cleanup` removes it (and any directory made
-    for it) unless the caller pops the stack after publishing."""
-    if path is None:
+    for it) unless the caller pops the stack after publishing. Standard output and streams
+    (devices, FIFOs) get an anonymous one, copied through when everything was written."""
+    if path is None or destination(path).stream:
         return cleanup.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8", newline=""))
+    path = destination(path).path
+    remove_stale(path)
     missing = []
     directory = path.parent
     while not directory.exists():
@@ -231,6 +236,14 @@ def _publish(handle: IO[str], target: Path) -> None:
     os.fsync(handle.fileno())
     handle.close()
     publish(handle.name, target)
+
+
+def _copy_to_stream(handle: IO[str], path: Path) -> None:
+    """The staged output written through to a device or FIFO (never renamed over it)."""
+    handle.seek(0)
+    with open(path, "w", encoding="utf-8", newline="") as stream:
+        while chunk := handle.read(1 << 20):
+            stream.write(chunk)
 
 
 def _echo_file(handle: IO[str]) -> None:
