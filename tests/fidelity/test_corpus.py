@@ -17,20 +17,11 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from corpus import COMPARED, Agreement, compare, our_items, pandoc_items
 
-from bib.errors import BibError
-
 MAX_BYTES = 1_000_000
-NEEDS_FORGIVING_READER = frozenset(
-    {
-        "archaeologie-bibcorpora.bib",
-        "archaeologie-examples.bib",
-        "font.bib",
-        "texbook3.bib",
-        "texgraph.bib",
-        "type.bib",
-        "jbtest.bib",
-    }
-)
+NEEDS_FORGIVING_READER = frozenset({"jbtest.bib"})
+"""Files left out: jurabib's test file is Latin-1, not UTF-8 (refused with one line). The
+files that once stopped the whole conversion (an undefined @string, a stray brace) are in:
+the forgiving reader warns and goes on."""
 """Files with an undefined @string or a Latin-1 byte: issue 18 point 9 (the BibTeX reader's
 part) makes them readable; until then reading them must fail with one bad-input error."""
 NOT_BIBLIOGRAPHIES = frozenset(
@@ -86,13 +77,6 @@ def test_every_entry_pandoc_reads_is_an_output_record_with_its_key(corpus):
         if lost:
             missing[path.name] = lost
     assert missing == {}
-
-
-def test_files_that_need_the_forgiving_reader_fail_with_one_bad_input_error(corpus):
-    for path in corpus:
-        if path.name in NEEDS_FORGIVING_READER:
-            with pytest.raises(BibError):
-                our_items(path)
 
 
 def test_field_values_agree_with_pandoc(corpus):
