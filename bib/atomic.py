@@ -5,7 +5,7 @@
 - A symbolic link: followed, and its target replaced that way; the link stays a link.
 - A character device, FIFO or socket (`/dev/null`, `/dev/stdout`, a named pipe): written
   through as a stream, never renamed over (that would turn `/dev/full` into a regular file).
-- A directory, or a path through a file: one `bib: error:` line, exit 2.
+- A directory, or a path through a file: the OS's error, one `bib: error:` line, exit 2.
 Temp files are named `.NAME.XXXX.tmp`; stale ones of ours beside a target (left by a killed
 run) are removed on the next write to it.
 """
@@ -13,6 +13,7 @@ run) are removed on the next write to it.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import stat
@@ -20,8 +21,6 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-
-from bib.errors import BibError
 
 STALE_AFTER_S = 3600
 """A temp file of ours older than this is left over from a run that was killed."""
@@ -37,7 +36,8 @@ class Destination:
 
 
 def destination(target: str | Path) -> Destination:
-    """What `target` is, links followed; BibError for a place that cannot take a file."""
+    """What `target` is, links followed; OSError (ENOTDIR, EISDIR) for a place that cannot
+    take a file."""
     path = Path(target)
     if path.is_symlink():
         path = Path(os.path.realpath(path))
@@ -47,9 +47,9 @@ def destination(target: str | Path) -> Destination:
         _check_parent(path, target)
         return Destination(path, stream=False)
     except NotADirectoryError:
-        raise BibError("a part of the path is not a directory", target) from None
+        raise _not_a_directory(target) from None
     if stat.S_ISDIR(info.st_mode):
-        raise BibError("is a directory", target)
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(target))
     if stat.S_ISREG(info.st_mode):
         return Destination(path, stream=False)
     return Destination(path, stream=True)
@@ -59,8 +59,14 @@ def _check_parent(path: Path, target: str | Path) -> None:
     for parent in path.parents:
         if parent.exists():
             if not parent.is_dir():
-                raise BibError("a part of the path is not a directory", target)
+                raise _not_a_directory(target)
             return
+
+
+def _not_a_directory(target: str | Path) -> OSError:
+    """The operating system's own error (callers that may do without a file catch OSError;
+    the CLI words it as one line, bib.failures)."""
+    return NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(target))
 
 
 def remove_stale(path: Path) -> None:
