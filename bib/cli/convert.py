@@ -20,6 +20,7 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from bib import parallel, pipeline, stable_keys, writers
 from bib.atomic import destination, publish, remove_stale
+from bib.cli import terminal
 from bib.cli.tags import max_topics_option, tag_stages, vocabulary_option
 from bib.errors import BibError
 from bib.readers import FORMATS
@@ -363,7 +364,7 @@ def convert(
     kinds = _tag_kinds(tag_text)
     if kinds is None:
         kinds = writers.DEFAULT_TAG_KINDS
-    console = Console(stderr=True)
+    console = terminal.console(stderr=True)
     # only the tags written are made: the contribution tags cost a fifth of the tagging
     stages = tag_stages(vocab_files, max_topics, kinds)
     if resolve_mode:

@@ -14,6 +14,7 @@ import click
 from click.shell_completion import CompletionItem
 
 from annotations import MARK, Entry, Filters, Status, Store, open_store
+from bib.cli import terminal
 from bib.errors import BibError
 
 STATUSES = [str(s) for s in Status]
@@ -111,13 +112,12 @@ def print_table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> None:
         for row in rows:
             click.echo("\t".join(cell.replace("\t", " ").replace("\n", " ") for cell in row))
         return
-    from rich.console import Console
     from rich.table import Table
 
     table = Table(*headers, box=None, header_style="bold")
     for row in rows:
         table.add_row(*row)
-    Console(highlight=False).print(table)
+    terminal.console().print(table)
 
 
 def filter_options(func: Any) -> Any:
@@ -377,10 +377,9 @@ def search(
         diagnostic("no matches")
         return
     if on_terminal():
-        from rich.console import Console
         from rich.markup import escape
 
-        console = Console(highlight=False)
+        console = terminal.console()
         for hit in hits:
             console.print(f"[bold]{escape(hit.key)}[/bold]  {escape(hit.title)}")
             for name, text in hit.snippets:

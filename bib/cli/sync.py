@@ -10,6 +10,8 @@ from contextlib import contextmanager
 
 import click
 
+from bib.cli import terminal
+
 log = logging.getLogger("bib.zotero")
 REQUEST_TIMEOUT = 30.0
 
@@ -171,10 +173,9 @@ def _progress(papers: int) -> Iterator[Callable[[int, int], None]]:
     if not sys.stderr.isatty() or papers < 200:
         yield lambda done, total: None
         return
-    from rich.console import Console
     from rich.progress import Progress
 
-    with Progress(console=Console(stderr=True), transient=True) as bar:
+    with Progress(console=terminal.console(stderr=True), transient=True) as bar:
         task = bar.add_task("Syncing with Zotero", total=None)
 
         def update(done: int, total: int) -> None:

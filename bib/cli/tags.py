@@ -15,6 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from bib import pipeline
+from bib.cli import terminal
 from bib.errors import BibError
 from bib.extract import tags as tagging
 from bib.extract import vocabulary as vocab
@@ -300,9 +301,9 @@ def tags_command(
             json.dumps([record_json(r, kinds) for r in records], ensure_ascii=False, indent=2)
         )
     elif stats:
-        _stats(Console(), records, kinds, top)
+        _stats(terminal.console(), records, kinds, top)
     elif explain:
-        _explain(Console(), records, kinds)
+        _explain(terminal.console(), records, kinds)
     else:
         click.echo(_listing(records, kinds), nl=False)
 
