@@ -277,8 +277,12 @@ class Puller:
                     continue
             record = _apply(record, name, theirs)
         if record != entry.record:
-            self.store.upsert([record])
-            self.report.updated.append(record.key)
+            stored = self.store.upsert([record])
+            # a field the user edited with `bib edit`/`bib set` keeps the user's value
+            for clash in stored.conflicts:
+                self.report.conflicts.append(PullConflict(clash.key, clash.field, "local"))
+            if stored.updated:
+                self.report.updated.append(record.key)
         before, now = _manual_tags(base, self.tag_prefix), _manual_tags(data, self.tag_prefix)
         add = sorted((now - before) - set(entry.personal_tags))
         remove = sorted((before - now) & set(entry.personal_tags))

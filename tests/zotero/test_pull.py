@@ -246,3 +246,18 @@ def test_group_library_without_write_access_is_refused_before_writing(
     assert result.exit_code == 1
     assert "no write access" in result.stderr
     assert zotero_server.log.writes() == []
+
+
+def test_a_field_edited_with_bib_set_is_not_overwritten_by_a_pull(
+    cli, zotero_server, seeded_library, env
+):
+    sync(cli, zotero_server)
+    cite = first_key(seeded_library)
+    assert cli("set", cite, "title=Mine").exit_code == 0
+    zotero_server.library.edit_item(item_of(zotero_server, cite)["key"], title="Theirs")
+    result = sync(cli, zotero_server, "--pull-only", "--json")
+    assert result.exit_code == 0, result.output
+    conflicts = json.loads(result.stdout)["pulled"]["conflicts"]
+    assert {"citation_key": cite, "field": "title", "kept": "local"} in conflicts
+    with open_store(seeded_library) as store:
+        assert store.resolve(cite).title == "Mine"
