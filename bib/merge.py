@@ -141,6 +141,10 @@ class Lookalike(NamedTuple):
 
 
 def lookalike(record: Record) -> Lookalike:
+    """What tells a possible duplicate of `record`; nothing for a title derived by bib (two
+    abstracts whose derived titles agree are two papers, told apart by their abstracts)."""
+    if record.title_derived:
+        return Lookalike("", _where(record.source))
     return Lookalike(likeness(record.title, record.year, record.authors), _where(record.source))
 
 

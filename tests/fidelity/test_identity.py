@@ -67,3 +67,13 @@ def test_the_same_key_in_two_files_is_one_record(tmp_path):
     (tmp_path / "two.bib").write_text("@book{k, title = {A}, year = {2000}}\n", encoding="utf-8")
     result = pipeline.run([tmp_path / "one.bib", tmp_path / "two.bib"], extractors=())
     assert [(r.key, r.year) for r in result.records] == [("k", 2000)]
+
+
+def test_derived_titles_that_agree_are_no_possible_duplicates(tmp_path) -> None:
+    """Regression: a paper list whose derived titles repeat printed a warning per record."""
+    from bib import merge
+    from bib.record import Record
+
+    one = Record(id="a", title="FooNet: A Framework", title_derived=True, year=2026)
+    two = Record(id="b", title="FooNet: A Framework", title_derived=True, year=2026)
+    assert merge.possible_duplicates([merge.lookalike(one), merge.lookalike(two)]) == []
