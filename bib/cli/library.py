@@ -114,10 +114,22 @@ def print_table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> None:
         return
     from rich.table import Table
 
-    table = Table(*headers, box=None, header_style="bold")
+    table = Table(box=None, header_style="bold")
+    # the first column (the citation key) is never cut or wrapped: the others give way
+    widest = max((len(row[0]) for row in rows if row), default=0)
+    for index, header in enumerate(headers):
+        if index == 0:
+            table.add_column(
+                header, no_wrap=True, overflow="ignore", min_width=max(widest, len(header))
+            )
+        else:
+            table.add_column(header, overflow="fold")
     for row in rows:
         table.add_row(*row)
-    terminal.console().print(table)
+    console = terminal.console()
+    # narrower than a key, the terminal may wrap the line, but the key arrives whole
+    console.width = max(console.width, widest + 2 + 2 * (len(headers) - 1))
+    console.print(table)
 
 
 def filter_options(func: Any) -> Any:
