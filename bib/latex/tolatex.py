@@ -160,7 +160,8 @@ def ascii_table() -> dict[str, str]:
     builds bib/data/latex_ascii.json, and a toolchain test compiles all of it.
     """
     data = resources.files("bib").joinpath("data/latex_ascii.json").read_text(encoding="utf-8")
-    return json.loads(data)
+    table: dict[str, str] = json.loads(data)
+    return table
 
 
 @lru_cache(maxsize=4096)

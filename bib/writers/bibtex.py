@@ -390,7 +390,7 @@ def dumps(entries: list[dict[str, str]]) -> str:
     writer.indent = "  "
     writer.display_order = DISPLAY_ORDER
     writer.order_entries_by = ("ID",)
-    text = writer.write(database)
+    text: str = writer.write(database)
     return text if not text or text.endswith("\n") else text + "\n"
 
 
