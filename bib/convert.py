@@ -17,15 +17,12 @@ import contextlib
 import gc
 import itertools
 import marshal
-import shutil
 import sys
 import tempfile
-from array import array
-from collections import deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO, BinaryIO, NamedTuple, Protocol
+from typing import IO, BinaryIO, NamedTuple, Protocol, TypeVar
 
 from bib import bidi, keys, merge, parallel, readers, stable_keys, writers
 from bib.atomic import Staged
@@ -43,6 +40,7 @@ from bib.writers import WriteOptions
 Stage = Callable[[Iterable[Record]], Iterable[Record]]
 """An extraction step: one record out for each record in, in the same order."""
 Report = Callable[[str], None]
+Done = TypeVar("Done")
 Encoder = Callable[[Record], bytes]
 """What the spool keeps of a record (`record_bytes`: the record itself)."""
 
@@ -60,17 +58,20 @@ class ConvertOptions:
     """Everything a conversion is told, in one place (the CLI builds one from its options).
 
     `source_format` reads every input (and `-`) as that format; `venue` and `year` override
-    list headers; `stages` run over every record (`tag_stages` builds them from a vocabulary);
-    `report` hears warnings and what the run did (keys kept), and `strict` makes the first
-    warning an error (`strict_report`); `pinned` maps record ids to
-    keys they keep, and `keys_from` names files whose keys are kept (`convert` adds the
-    outputs that exist); `jobs` worker processes extract large inputs; `progress` sees every
-    record as it is read; `output` says how entries are rendered."""
+    list headers; `stages` run over every unique paper (`tag_stages` builds them from a
+    vocabulary), then `lookups`, stages that must run in this process (a network lookup:
+    one client and its rate limits) even when `jobs` > 1; `report` hears warnings and what
+    the run did (keys kept), and `strict` makes the first warning an error
+    (`strict_report`); `pinned` maps record ids to keys they keep, and `keys_from` names
+    files whose keys are kept (`convert` adds the outputs that exist); `jobs` worker
+    processes extract large inputs; `progress` sees every unique paper as it goes into the
+    stages; `output` says how entries are rendered."""
 
     source_format: str | None = None
     venue: str | None = None
     year: int | None = None
     stages: Sequence[Stage] = DEFAULT_STAGES
+    lookups: Sequence[Stage] = ()
     report: Report | None = None
     strict: bool = False
     pinned: Mapping[str, str] | None = None
@@ -217,28 +218,28 @@ def spool(
     """`run`, holding no record: records wait in a temp file until keys, which need every
     base key, are known, so memory per record is an identity, a key and an offset.
 
-    Records go through the extractors as they are read, before anyone knows which are the
-    same paper: nearly none are. Those that are get read again once all identities are in,
-    merged, extracted and added to the spool; their unmerged copies stay there unread.
-    `encode` is what the spool keeps of a record: by default the record itself; a caller
-    that needs only some rendering of it keeps that (`Spooled.items`).
+    Records are read first, each kept on disk as read, until every identity is known and
+    the copies of one paper can be merged; only then does each unique paper go through the
+    stages, once (a lookup with a cost, such as `lookups` on the network, never runs for a
+    copy), and is encoded into the spool. `encode` is what the spool keeps of a record: by
+    default the record itself; a caller that needs only some rendering of it keeps that
+    (`Spooled.items`).
 
     With `jobs` > 1, an input of more than `PARALLEL_AFTER` records is extracted and encoded
     in that many worker processes (`bib.parallel`), batch by batch and in order; reading,
-    merging, keys and the spool stay here, so the result is the same for every `jobs`."""
+    merging, lookups, keys and the spool stay here, so the result is the same for every
+    `jobs`."""
     options = options or ConvertOptions()
-    stats = Stats()
     paths = readers.expand(inputs)
-    with contextlib.ExitStack() as cleanup:
-        stdin: BinaryIO | None = None  # read by no input: nothing to replay
-        if any(str(path) == readers.STDIN for path in paths):
-            stdin = cleanup.enter_context(_replayable(options.stdin or sys.stdin.buffer))
-        done = Spool()
-        try:
-            return _spool(paths, done, options, stdin, stats, encode)
-        except BaseException:
-            done.close()
-            raise
+    stdin = options.stdin
+    if stdin is None and any(str(path) == readers.STDIN for path in paths):
+        stdin = sys.stdin.buffer
+    done = Spool()
+    try:
+        return _spool(paths, done, options, stdin, Stats(), encode)
+    except BaseException:
+        done.close()
+        raise
 
 
 def _spool(
@@ -249,67 +250,70 @@ def _spool(
     stats: Stats,
     encode: Encoder,
 ) -> Spooled:
-    report = _warnings(options)
-    workers = Workers(options.jobs, options.progress)
-    starts: list[int] = []
-    pending: deque[list[str]] = deque()  # identities of records read, not yet extracted
-
-    def read() -> Iterator[Record]:
-        for record in _read_all(paths, options, stdin, stats, starts):
-            pending.append(merge.identities(record))
-            yield record
-
-    bases: list[tuple[str, str]] = []
-    lookalikes: list[merge.Lookalike] = []
-    derived = bytearray()
-    wanted = array("q")
-
-    def prepare(records: Iterable[Record]) -> Iterator[Prepared]:
-        for record in _extract(records, options.stages):
-            yield Prepared(
-                record.id,
-                keys.base_key(record),
-                record.title_derived,
-                merge.lookalike(record),
-                encode(record),
-            )
-
-    def keep(items: Iterable[Prepared]) -> Iterator[None]:
-        for item in items:
-            wanted.append(len(bases))
+    with contextlib.closing(Spool()) as raw:
+        found = merge.groups(_read_into(raw, paths, options, stdin, stats))
+        papers = [group for group in found if len(group) > 1]
+        stats.merged = stats.read - len(found)
+        found.clear()
+        copies = {position for group in papers for position in group}
+        singles = (raw.get(i) for i in range(stats.read) if i not in copies)
+        warn = _warnings(options)
+        merged = (merge.merge_group([raw.get(i) for i in group], warn) for group in papers)
+        unique = stats.read - len(copies) + len(papers)
+        prepared = _prepared(itertools.chain(singles, merged), options, encode)
+        bases: list[tuple[str, str]] = []
+        lookalikes: list[merge.Lookalike] = []
+        derived = 0
+        for item in prepared:
+            if len(bases) == unique:
+                raise RuntimeError("an extraction stage yielded more records than it got")
             done.add_bytes(item.data)
             bases.append((item.id, item.base_key))
             lookalikes.append(item.lookalike)
-            derived.append(item.title_derived)
-            yield
-
-    def identities() -> Iterator[list[str]]:
-        for _ in keep(workers.run(prepare, read())):
-            if not pending:
-                raise RuntimeError("an extraction stage yielded more records than it got")
-            yield pending.popleft()
-
-    found = merge.groups(identities())
-    if pending:
+            derived += item.title_derived
+    if len(bases) < unique:
         raise RuntimeError("an extraction stage yielded fewer records than it got")
-    stats.merged = stats.read - len(found)
-    if stats.merged:
-        papers = [group for group in found if len(group) > 1]
-        copies = {position for group in papers for position in group}
-        if stdin is not None:
-            stdin.seek(0)
-        raw = _read_again(paths, starts, stats.read, copies, options, stdin)
-        merged = (merge.merge_group([raw.pop(i) for i in group], report) for group in papers)
-        deque(keep(prepare(merged)), maxlen=0)
-        wanted = array("q", (i for i in wanted if i not in copies))
-    found.clear()
-    stats.records = len(wanted)
-    if report is not None:
-        for line in merge.possible_duplicates(lookalikes[i] for i in wanted):
-            report(line)
-    stats.titles_derived = sum(derived[i] for i in wanted)
-    chosen = keys.unique_keys([bases[i] for i in wanted], options.pinned)
-    return Spooled(stats, chosen, done, wanted)
+    stats.records = unique
+    if warn is not None:
+        for line in merge.possible_duplicates(lookalikes):
+            warn(line)
+    stats.titles_derived = derived
+    chosen = keys.unique_keys(bases, options.pinned)
+    return Spooled(stats, chosen, done, range(unique))
+
+
+def _read_into(
+    raw: Spool, paths: Sequence[Path], options: ConvertOptions, stdin: BinaryIO | None, stats: Stats
+) -> Iterator[list[str]]:
+    """The identities of every record read, each record kept in `raw` until its paper's
+    copies are known (`merge.groups` needs every identity)."""
+    for record in _read_all(paths, options, stdin, stats):
+        raw.add(record)
+        yield merge.identities(record)
+
+
+def _prepared(
+    records: Iterable[Record], options: ConvertOptions, encode: Encoder
+) -> Iterator[Prepared]:
+    """Each unique paper through the stages, then the lookups, then encoded: the stages and
+    the encoding in worker processes when `jobs` says so, the lookups always here."""
+    workers = Workers(options.jobs, options.progress)
+    stages, lookups = options.stages, options.lookups
+    if not lookups:
+        return workers.run(lambda batch: _prepare(_extract(batch, stages), encode), records)
+    extracted = workers.run(lambda batch: _extract(batch, stages), records)
+    return _prepare(_extract(extracted, lookups), encode)
+
+
+def _prepare(records: Iterable[Record], encode: Encoder) -> Iterator[Prepared]:
+    for record in records:
+        yield Prepared(
+            record.id,
+            keys.base_key(record),
+            record.title_derived,
+            merge.lookalike(record),
+            encode(record),
+        )
 
 
 class Prepared(NamedTuple):
@@ -341,19 +345,20 @@ class Workers:
     progress: Stage | None = None
 
     def run(
-        self, prepare: Callable[[Iterable[Record]], Iterator[Prepared]], records: Iterable[Record]
-    ) -> Iterator[Prepared]:
+        self, work: Callable[[Iterable[Record]], Iterable[Done]], records: Iterable[Record]
+    ) -> Iterator[Done]:
+        """`work` over the records, in order, here or batch by batch in worker processes."""
         if self.progress is not None:
             records = self.progress(records)
         records = iter(records)
         if self.jobs < 2:
-            return prepare(records)
+            return iter(work(records))
         head = list(itertools.islice(records, PARALLEL_AFTER))
         if len(head) < PARALLEL_AFTER:
-            return prepare(head)
+            return iter(work(head))
 
-        def batch_work(batch: list[Record]) -> list[Prepared]:
-            return list(prepare(batch))
+        def batch_work(batch: list[Record]) -> list[Done]:
+            return list(work(batch))
 
         batches = _batches(itertools.chain(head, records), PARALLEL_BATCH)
         results = parallel.ordered_map(batch_work, batches, self.jobs)
@@ -380,39 +385,6 @@ def _batched(records: Iterable[Record]) -> Iterator[Record]:
     records = iter(records)
     while batch := list(itertools.islice(records, BATCH)):
         yield from batch
-
-
-@contextlib.contextmanager
-def _replayable(stream: BinaryIO) -> Iterator[BinaryIO]:
-    """Standard input copied to a temp file, so that it can be read again from the start."""
-    with tempfile.TemporaryFile() as copy:
-        shutil.copyfileobj(stream, copy)
-        copy.seek(0)
-        yield copy
-
-
-def _read_again(
-    paths: Sequence[Path],
-    starts: Sequence[int],
-    total: int,
-    positions: set[int],
-    options: ConvertOptions,
-    stdin: BinaryIO | None,
-) -> dict[int, Record]:
-    """The records at these positions of the first reading, read again the same way (only
-    the files that hold them, saying nothing a first reading said)."""
-    found: dict[int, Record] = {}
-    ends = [*starts[1:], total]
-    for path, start, end in zip(paths, starts, ends, strict=True):
-        if not any(start <= position < end for position in positions):
-            continue
-        records = readers.read(
-            path, fmt=options.source_format, venue=options.venue, year=options.year, stdin=stdin
-        )
-        for position, record in enumerate(records, start):
-            if position in positions:
-                found[position] = bidi.strip(record)[0]
-    return found
 
 
 class Sink(Protocol):

@@ -205,16 +205,16 @@ def convert(
     console = terminal.console(stderr=True)
     # only the tags written are made: the contribution tags cost a fifth of the tagging
     stages = engine.tag_stages(vocab_files, max_topics, kinds)
-    if resolve_mode:
-        # a network stage runs once per paper, in this process (rate limits are per client)
-        stages = [*stages, _resolve_stage(resolve_mode == "best-effort")]
-        jobs = 1
+    # a network lookup runs once per paper, after merging, in this process (rate limits are
+    # per client)
+    lookups = [_resolve_stage(resolve_mode == "best-effort")] if resolve_mode else []
     report = _reporter()
     options = engine.ConvertOptions(
         source_format=source_format,
         venue=venue,
         year=_year(year_text),
         stages=stages,
+        lookups=lookups,
         report=report,
         strict=strict,
         keys_from=keys_from,

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
 from pybtex.database import parse_string
 
 from bib import convert as engine
+from bib import parallel
 from bib.errors import BibError
+from bib.record import Record
 from bib.writers import WriteOptions
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -89,3 +93,47 @@ def test_write_options_reach_every_entry(tmp_path: Path) -> None:
     engine.convert([path], [engine.TextSink("bibtex", heard.append)], options)
     text = "".join(heard)
     assert text.isascii() and "Caf" in text
+
+
+def _counting(seen: list[str]) -> engine.Stage:
+    def stage(records: Iterable[Record]) -> Iterator[Record]:
+        for record in records:
+            seen.append(record.id)
+            yield record
+
+    return stage
+
+
+def test_a_paper_read_twice_goes_through_every_stage_once(tmp_path: Path) -> None:
+    """Regression: merged papers were extracted once per copy, then again once merged."""
+    one, two = tmp_path / "one.txt", tmp_path / "two.md"
+    one.write_text(f"ICML 2026\n\n{ABSTRACT}\n\nOther paper.\n", encoding="utf-8")
+    two.write_text(f"ICML 2026\n\n{ABSTRACT}\n", encoding="utf-8")
+    seen: list[str] = []
+    result = engine.run([one, two], engine.ConvertOptions(stages=[_counting(seen)]))
+    assert result.stats.merged == 1
+    assert sorted(seen) == sorted(r.id for r in result.records)
+
+
+@pytest.mark.skipif(not parallel.can_fork(), reason="workers need fork here")
+def test_lookups_run_here_once_per_paper_while_workers_extract(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A network lookup (`bib convert --resolve`) no longer forces --jobs 1: the stages run
+    in workers, the lookup in this process, once for each unique paper."""
+    monkeypatch.setattr(engine, "PARALLEL_AFTER", 5)
+    monkeypatch.setattr(engine, "PARALLEL_BATCH", 7)
+    here = os.getpid()
+    looked_up: list[str] = []
+
+    def lookup(records: Iterable[Record]) -> Iterator[Record]:
+        for record in records:
+            assert os.getpid() == here
+            looked_up.append(record.id)
+            yield record
+
+    options = engine.ConvertOptions(lookups=[lookup], jobs=2)
+    with_workers = engine.run([SEEDS, SEEDS], options)
+    alone = engine.run([SEEDS], engine.ConvertOptions())
+    assert sorted(looked_up) == sorted(r.id for r in with_workers.records)
+    assert with_workers.records == alone.records
