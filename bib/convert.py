@@ -45,9 +45,6 @@ Encoder = Callable[[Record], bytes]
 """What the spool keeps of a record (`record_bytes`: the record itself)."""
 
 DEFAULT_STAGES: tuple[Stage, ...] = (tag_methods, tag_urls, derive_titles, tag_stream)
-BATCH = 64
-"""Records each stage takes at a time (see `_batched`), and the unit of every other batch
-of records (`PARALLEL_BATCH`, the tagger's own, `bib.extract.tags`)."""
 BATCH_GC_THRESHOLD = 10_000
 """Allocations between collections of the youngest generation while converting (Python's
 default is 700)."""
@@ -332,7 +329,7 @@ PARALLEL_AFTER = 2_000
 """Records read before worker processes pay: below this, starting them (forking, each
 worker's first batch cold) costs more than it saves (benchmarks/convert.py --jobs)."""
 
-PARALLEL_BATCH = 4 * BATCH
+PARALLEL_BATCH = 4 * parallel.BATCH
 """Records sent to a worker at once: large enough that pickling and the pipes cost little
 beside the work, small enough to keep every worker busy to the end."""
 
@@ -360,15 +357,9 @@ class Workers:
         def batch_work(batch: list[Record]) -> list[Done]:
             return list(work(batch))
 
-        batches = _batches(itertools.chain(head, records), PARALLEL_BATCH)
+        batches = parallel.batches(itertools.chain(head, records), PARALLEL_BATCH)
         results = parallel.ordered_map(batch_work, batches, self.jobs)
         return itertools.chain.from_iterable(results)
-
-
-def _batches(records: Iterable[Record], size: int) -> Iterator[list[Record]]:
-    records = iter(records)
-    while batch := list(itertools.islice(records, size)):
-        yield batch
 
 
 def _extract(records: Iterable[Record], extractors: Sequence[Stage]) -> Iterable[Record]:
@@ -379,11 +370,10 @@ def _extract(records: Iterable[Record], extractors: Sequence[Stage]) -> Iterable
 
 
 def _batched(records: Iterable[Record]) -> Iterator[Record]:
-    """The records, taken `BATCH` at a time: each stage then runs over a batch in turn, which
-    makes a conversion a tenth faster than one record through every stage at a time (the
-    code and data of one stage stay in the processor's caches)."""
-    records = iter(records)
-    while batch := list(itertools.islice(records, BATCH)):
+    """The records, taken `parallel.BATCH` at a time: each stage then runs over a batch in
+    turn, which makes a conversion a tenth faster than one record through every stage at a
+    time (the code and data of one stage stay in the processor's caches)."""
+    for batch in parallel.batches(records):
         yield from batch
 
 

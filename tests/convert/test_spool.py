@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bib import convert as engine
+from bib import parallel
 from bib.record import Author, EntryType, Link, LinkRole, Record, Source, Tag, TagKind
 from bib.spool import Spool
 
@@ -119,7 +120,7 @@ def test_the_spool_keeps_what_encode_makes_of_each_record(tmp_path) -> None:
 
 
 def test_records_pass_every_stage_in_their_order_across_batches(tmp_path) -> None:
-    count = 2 * engine.BATCH + 3
+    count = 2 * parallel.BATCH + 3
     paragraphs = "".join(f"Paper number {i} studies topic {i}.\n\n" for i in range(count))
     (tmp_path / "a.txt").write_text(f"ICML 2026\n\n{paragraphs}", encoding="utf-8")
     seen: list[int] = []
