@@ -482,12 +482,9 @@ def batch_collection() -> Iterator[None]:
 def encoder(formats: Sequence[str], output: WriteOptions) -> Encoder:
     """What the spool keeps of a record: its entry in each of `formats`, cut where its key
     goes (`writers.template`), so that writing needs only the keys (they need every record)."""
-    ascii, kinds = output.ascii, output.tag_kinds
 
     def encode(record: Record) -> bytes:
-        return marshal.dumps(
-            [writers.template(record, fmt, ascii=ascii, tag_kinds=kinds) for fmt in formats]
-        )
+        return marshal.dumps(writers.templates(record, formats, output))
 
     return encode
 
