@@ -34,13 +34,23 @@ from bib.extract.tags import tag_stream
 from bib.extract.titles import derive_titles
 from bib.extract.urls import tag_urls
 from bib.record import Record, TagKind
-from bib.spool import Spool, record_bytes
+from bib.spool import Spool, record_bytes, record_of
 from bib.writers import WriteOptions
 
 Stage = Callable[[Iterable[Record]], Iterable[Record]]
 """An extraction step: one record out for each record in, in the same order."""
 Report = Callable[[str], None]
 Done = TypeVar("Done")
+Item = TypeVar("Item")
+
+
+class Progress(Protocol):
+    """Sees every unique paper, in whatever form it travels (a record's bytes), as it goes
+    into the stages, and passes each on."""
+
+    def __call__(self, items: Iterable[Item], /) -> Iterator[Item]: ...
+
+
 Encoder = Callable[[Record], bytes]
 """What the spool keeps of a record (`record_bytes`: the record itself)."""
 
@@ -75,7 +85,7 @@ class ConvertOptions:
     keys_from: tuple[Path, ...] = ()
     stdin: BinaryIO | None = None
     jobs: int = 1
-    progress: Stage | None = None
+    progress: Progress | None = None
     output: WriteOptions = field(default_factory=WriteOptions)
 
 
@@ -253,9 +263,11 @@ def _spool(
         stats.merged = stats.read - len(found)
         found.clear()
         copies = {position for group in papers for position in group}
-        singles = (raw.get(i) for i in range(stats.read) if i not in copies)
+        singles = (raw.get_bytes(i) for i in range(stats.read) if i not in copies)
         warn = _warnings(options)
-        merged = (merge.merge_group([raw.get(i) for i in group], warn) for group in papers)
+        merged = (
+            record_bytes(merge.merge_group([raw.get(i) for i in group], warn)) for group in papers
+        )
         unique = stats.read - len(copies) + len(papers)
         prepared = _prepared(itertools.chain(singles, merged), options, encode)
         bases: list[tuple[str, str]] = []
@@ -290,15 +302,18 @@ def _read_into(
 
 
 def _prepared(
-    records: Iterable[Record], options: ConvertOptions, encode: Encoder
+    records: Iterable[bytes], options: ConvertOptions, encode: Encoder
 ) -> Iterator[Prepared]:
-    """Each unique paper through the stages, then the lookups, then encoded: the stages and
-    the encoding in worker processes when `jobs` says so, the lookups always here."""
+    """Each unique paper (as `record_bytes`) through the stages, then the lookups, then
+    encoded: the stages and the encoding in worker processes when `jobs` says so, the
+    lookups always here."""
     workers = Workers(options.jobs, options.progress)
     stages, lookups = options.stages, options.lookups
     if not lookups:
-        return workers.run(lambda batch: _prepare(_extract(batch, stages), encode), records)
-    extracted = workers.run(lambda batch: _extract(batch, stages), records)
+        return workers.run(
+            lambda batch: _prepare(_extract(map(record_of, batch), stages), encode), records
+        )
+    extracted = workers.run(lambda batch: _extract(map(record_of, batch), stages), records)
     return _prepare(_extract(extracted, lookups), encode)
 
 
@@ -339,12 +354,13 @@ class Workers:
     """How the per-record work runs: here (`jobs` 1, or a small input) or in worker processes."""
 
     jobs: int = 1
-    progress: Stage | None = None
+    progress: Progress | None = None
 
     def run(
-        self, work: Callable[[Iterable[Record]], Iterable[Done]], records: Iterable[Record]
+        self, work: Callable[[Iterable[bytes]], Iterable[Done]], records: Iterable[bytes]
     ) -> Iterator[Done]:
-        """`work` over the records, in order, here or batch by batch in worker processes."""
+        """`work` over the records (`record_bytes`), in order, here or batch by batch in
+        worker processes."""
         if self.progress is not None:
             records = self.progress(records)
         records = iter(records)
@@ -354,7 +370,7 @@ class Workers:
         if len(head) < PARALLEL_AFTER:
             return iter(work(head))
 
-        def batch_work(batch: list[Record]) -> list[Done]:
+        def batch_work(batch: list[bytes]) -> list[Done]:
             return list(work(batch))
 
         batches = parallel.batches(itertools.chain(head, records), PARALLEL_BATCH)

@@ -68,6 +68,12 @@ _ROLES = {r.value: r for r in LinkRole}
 _KINDS = {k.value: k for k in TagKind}
 
 
+def record_of(data: bytes) -> Record:
+    """The record `record_bytes` wrote (in any process: worker processes get these bytes,
+    cheaper to send than a Record)."""
+    return _record(marshal.loads(data))
+
+
 def record_bytes(record: Record) -> bytes:
     """A record as the spool keeps it by default (see `Spool.get`)."""
     return marshal.dumps(_plain(record))

@@ -6,6 +6,7 @@ import functools
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import click
 from rich.console import Console
@@ -17,7 +18,9 @@ from bib.cli import terminal
 from bib.cli.tags import max_topics_option, vocabulary_option
 from bib.errors import BibError
 from bib.readers import FORMATS
-from bib.record import Record, TagKind
+from bib.record import TagKind
+
+Item = TypeVar("Item")
 
 PROGRESS_AFTER = 2000
 """Records after which a terminal gets a progress display: short runs stay quiet."""
@@ -69,8 +72,8 @@ def _echo(text: str) -> None:
     click.echo(text, nl=False)
 
 
-def progress_stage(console: Console) -> engine.Stage:
-    def stage(records: Iterable[Record]) -> Iterator[Record]:
+def progress_stage(console: Console) -> engine.Progress:
+    def stage(records: Iterable[Item]) -> Iterator[Item]:
         progress: Progress | None = None
         task = None
         try:

@@ -97,7 +97,8 @@ def _plain(nodes: list[Node], *, typeset: bool = False) -> str:
 
 @lru_cache(maxsize=8192)
 def _math_text(body: str) -> str:
-    return decoder().latex_to_text("$" + body + "$").strip()
+    text: str = decoder().latex_to_text("$" + body + "$")
+    return text.strip()
 
 
 @cache
