@@ -143,7 +143,7 @@ def test_a_whole_zotero_library_is_imported_on_first_pull(cli, zotero_server, en
     assert zotero_server.log.writes() == []
 
 
-def test_a_field_changed_on_both_sides_is_a_listed_conflict(
+def test_prefer_remote_takes_the_zotero_value_of_a_conflict(
     cli, zotero_server, seeded_library, env
 ):
     sync(cli, zotero_server)
@@ -153,11 +153,12 @@ def test_a_field_changed_on_both_sides_is_a_listed_conflict(
         import dataclasses
 
         store.upsert([dataclasses.replace(store.resolve(cite), title="Local title")])
-    result = sync(cli, zotero_server, "--json")
+    result = sync(cli, zotero_server, "--json", "--prefer", "remote")
     summary = json.loads(result.stdout)
     assert summary["pulled"]["conflicts"] == [
-        {"citation_key": cite, "field": "title", "kept": "remote"}
+        {"citation_key": cite, "field": "title", "kept": "remote", "what": "item"}
     ]
+    assert summary["open_conflicts"] == []
     with open_store(seeded_library) as store:
         assert store.resolve(cite).title == "Remote title"
 
@@ -255,9 +256,9 @@ def test_a_field_edited_with_bib_set_is_not_overwritten_by_a_pull(
     cite = first_key(seeded_library)
     assert cli("set", cite, "title=Mine").exit_code == 0
     zotero_server.library.edit_item(item_of(zotero_server, cite)["key"], title="Theirs")
-    result = sync(cli, zotero_server, "--pull-only", "--json")
+    result = sync(cli, zotero_server, "--pull-only", "--json", "--prefer", "remote")
     assert result.exit_code == 0, result.output
     conflicts = json.loads(result.stdout)["pulled"]["conflicts"]
-    assert {"citation_key": cite, "field": "title", "kept": "local"} in conflicts
+    assert {"citation_key": cite, "field": "title", "kept": "local", "what": "item"} in conflicts
     with open_store(seeded_library) as store:
         assert store.resolve(cite).title == "Mine"
