@@ -620,9 +620,21 @@ class Handler(BaseHTTPRequestHandler):
         lib = self.server.library
         base = self._base()
         version_headers = {"Last-Modified-Version": str(lib.version)}
+        # Rule R15 (Web API v3, basics, "Caching"): under If-Modified-Since-Version, "If the
+        # library (or object, for single-object requests) has not been modified since the
+        # specified version, the API will return 304 Not Modified".
         since_header = self.headers.get("If-Modified-Since-Version")
-        if since_header is not None and lib.version <= int(since_header):
-            return 304, None, version_headers
+        single = re.match(r"^/(items|collections)/([A-Z0-9]{8})$", rest)
+        if since_header is not None:
+            if single:
+                found = (lib.items if single.group(1) == "items" else lib.collections).get(
+                    single.group(2)
+                )
+                current = found["version"] if found is not None else None
+            else:
+                current = lib.version
+            if current is not None and current <= int(since_header):
+                return 304, None, {"Last-Modified-Version": str(current)}
         if rest == "/deleted":
             if "since" not in query:
                 raise ApiError(400, "'since' parameter must be provided")

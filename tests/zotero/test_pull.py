@@ -207,7 +207,7 @@ def test_a_pull_cut_short_does_not_advance_the_library_version(
         assert store.resolve(cite).title == "Fixed title"
 
 
-def test_no_op_two_way_sync_makes_no_write_and_a_handful_of_reads(
+def test_no_op_two_way_sync_makes_no_write_and_three_reads(
     cli, zotero_server, seeded_library, env
 ):
     sync(cli, zotero_server)
@@ -215,7 +215,35 @@ def test_no_op_two_way_sync_makes_no_write_and_a_handful_of_reads(
     zotero_server.log.clear()
     assert sync(cli, zotero_server).exit_code == 0
     assert zotero_server.log.writes() == []
-    assert len(zotero_server.log.entries) <= 8
+    reads = [(e.path.rsplit("/", 1)[-1], e.status) for e in zotero_server.log.entries]
+    # the versions listing answers 304 (nothing changed), so the deletion log is not read
+    # and the push reuses the pull's listing; then the key check and the field list
+    assert sorted(reads) == [("current", 200), ("itemTypeFields", 200), ("items", 304)]
+
+
+def test_the_pull_asks_with_if_modified_since_version_and_the_library_version(
+    cli, zotero_server, seeded_library, env
+):
+    sync(cli, zotero_server)
+    sync(cli, zotero_server)  # the first run stores the version read before its own writes
+    stored = zotero_server.library.version
+    zotero_server.log.clear()
+    sync(cli, zotero_server, "--pull-only")
+    (listing,) = [e for e in zotero_server.log.entries if e.path.endswith("/items")]
+    assert listing.headers["If-Modified-Since-Version"] == str(stored)
+    assert f"since={stored}" in listing.query and listing.status == 304
+
+
+def test_a_change_in_zotero_is_seen_through_if_modified_since_version(
+    cli, zotero_server, seeded_library, env
+):
+    sync(cli, zotero_server)
+    cite = first_key(seeded_library)
+    zotero_server.library.edit_item(item_of(zotero_server, cite)["key"], title="Seen")
+    zotero_server.log.clear()
+    assert "pulled: 1 updated" in sync(cli, zotero_server, "--pull-only").stdout
+    statuses = [e.status for e in zotero_server.log.entries if e.path.endswith("/items")]
+    assert 304 not in statuses
 
 
 def test_group_library_end_to_end(cli, zotero_server, seeded_library, env, monkeypatch):
