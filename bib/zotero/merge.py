@@ -42,8 +42,12 @@ def _members(name: str, values: Any) -> dict[str, Any]:
 
 
 def merge_set(name: str, base: Any, local: Any, remote: Any) -> list[Any]:
+    """Additions from both sides combine; removals too, except that bib never takes an
+    item out of a collection (it only puts papers into their venue's): a collection the
+    item left in Zotero stays left, one it joined there stays joined."""
     b, lo, r = _members(name, base), _members(name, local), _members(name, remote)
-    keep = (set(r) | (set(lo) - set(b))) - (set(b) - set(lo))
+    removed_here = set(b) - set(lo) if name == "tags" else set()
+    keep = (set(r) | (set(lo) - set(b))) - removed_here
     out = [lo.get(k, r.get(k)) if k in set(lo) - set(b) else r.get(k, lo.get(k)) for k in keep]
     if name == "tags":
         return sorted(out, key=lambda tag: tag["tag"])

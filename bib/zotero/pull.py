@@ -437,12 +437,17 @@ class Puller:
         if tags:
             self.store.tag(key, tags, [])
         written = strip_server_fields(data)
+        # The base of the next merge: what Zotero holds, except what bib does not map back
+        # (automatic tags, status tags, collections), so that the push does not take their
+        # absence here for a removal.
+        base = {
+            **written,
+            "tags": [t for t in data.get("tags", []) if t["tag"] in set(tags)],
+            "collections": [],
+        }
+        pushed = {"local": base, "written": written}
         self.state.save(
-            [
-                SyncRow(
-                    ITEM, record.id, item["key"], SYNCED, item["version"], None, {"local": written}
-                )
-            ]
+            [SyncRow(ITEM, record.id, item["key"], SYNCED, item["version"], None, pushed)]
         )
         self.report.imported.append(key)
         self._moves(key, set(), set(data.get("collections", [])))

@@ -207,9 +207,7 @@ def test_a_pull_cut_short_does_not_advance_the_library_version(
         assert store.resolve(cite).title == "Fixed title"
 
 
-def test_no_op_two_way_sync_makes_no_write_and_three_reads(
-    cli, zotero_server, seeded_library, env
-):
+def test_no_op_two_way_sync_makes_no_write_and_three_reads(cli, zotero_server, seeded_library, env):
     sync(cli, zotero_server)
     sync(cli, zotero_server)
     zotero_server.log.clear()

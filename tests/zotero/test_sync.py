@@ -141,9 +141,7 @@ def test_same_field_conflict_without_prefer_leaves_zotero_value_and_stays_open(
     cite = _date_edited_on_both_sides(zotero_server, seeded_library, run_sync)
     report = run_sync(seeded_library)
     assert by_citation_key(zotero_server)[cite]["date"] == "2025"
-    assert [(c.citation_key, c.field, c.kept) for c in report.conflicts] == [
-        (cite, "date", "open")
-    ]
+    assert [(c.citation_key, c.field, c.kept) for c in report.conflicts] == [(cite, "date", "open")]
     with open_store(seeded_library) as store:
         (conflict,) = store.sync_conflicts(_library_name(zotero_server))
         assert store.resolve(cite).year == 2027
