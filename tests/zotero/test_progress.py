@@ -58,12 +58,8 @@ def run_on_terminal(command: list[str], environ: dict[str, str]) -> tuple[int, b
 
 
 def sync_command(server: Any, library: Path) -> list[str]:
-    return [sys.executable, "-m", "bib", "--library", str(library), "sync", "zotero"] + [
-        "--endpoint",
-        server.url,
-        "--timeout",
-        "120",
-    ]
+    command = [sys.executable, "-m", "bib", "--library", str(library), "sync", "zotero"]
+    return [*command, "--endpoint", server.url, "--timeout", "120"]
 
 
 def environment(env: dict[str, str], **extra: str) -> dict[str, str]:
