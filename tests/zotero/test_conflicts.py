@@ -9,6 +9,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from annotations import open_store
 
 
@@ -81,10 +83,18 @@ def test_prefer_remote_settles_an_open_conflict_with_the_zotero_value(
     summary = json.loads(sync(cli, zotero_server, "--prefer", "remote", "--json").stdout)
     assert summary["open_conflicts"] == []
     assert local_title(seeded_library, cite) == "Remote title"
+    assert json.loads(sync(cli, zotero_server, "--json").stdout)["open_conflicts"] == []
+
+
+@pytest.mark.sqlite_only  # record revisions: not on PostgreSQL libraries yet
+def test_prefer_remote_keeps_our_value_of_a_conflict_as_a_revision(
+    cli, zotero_server, seeded_library, env
+):
+    cite = title_edited_on_both_sides(cli, zotero_server, seeded_library)
+    sync(cli, zotero_server, "--prefer", "remote")
     with open_store(seeded_library) as store:
         history = [r.record.title for r in store.record_history(cite)]
-    assert "Local title" in history  # nothing lost: our value is a revision
-    assert json.loads(sync(cli, zotero_server, "--json").stdout)["open_conflicts"] == []
+    assert history[-2:] == ["Local title", "Remote title"]
 
 
 def test_prefer_local_settles_an_open_conflict_by_writing_our_value(

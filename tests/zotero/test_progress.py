@@ -17,6 +17,7 @@ import pytest
 from annotations import open_store
 from bib.record import Record
 
+pytestmark = pytest.mark.sqlite_only  # a terminal's behaviour, whatever holds the library
 ROOT = Path(__file__).resolve().parents[2]
 SGR = re.compile(rb"\x1b\[[0-9;]*m")
 """Select Graphic Rendition: the escape sequences that style (colour, bold) text."""

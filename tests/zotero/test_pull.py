@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from annotations import open_store
 
 
@@ -275,6 +277,7 @@ def test_group_library_without_write_access_is_refused_before_writing(
     assert zotero_server.log.writes() == []
 
 
+@pytest.mark.sqlite_only  # `bib set`: not on PostgreSQL libraries yet
 def test_a_field_edited_with_bib_set_is_not_overwritten_by_a_pull(
     cli, zotero_server, seeded_library, env
 ):

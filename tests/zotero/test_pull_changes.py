@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from annotations import open_store
 
 
@@ -82,13 +84,26 @@ def test_a_field_emptied_in_zotero_empties_ours(cli, zotero_server, seeded_libra
         {"citation_key": cite, "field": "abstract"}
     ]
     assert record(seeded_library, cite).abstract == ""
-    with open_store(seeded_library) as store:
-        assert store.record_history(cite)[-2].record.abstract  # the old text is a revision
     zotero_server.log.clear()
     sync(cli, zotero_server)
     assert zotero_server.log.writes() == []
 
 
+@pytest.mark.sqlite_only  # record revisions: not on PostgreSQL libraries yet
+def test_a_field_emptied_in_zotero_keeps_the_old_value_as_a_revision(
+    cli, zotero_server, seeded_library, env
+):
+    cite, key = synced_first_paper(cli, zotero_server, seeded_library)
+    before = record(seeded_library, cite).abstract
+    zotero_server.library.edit_item(key, abstractNote="")
+    sync(cli, zotero_server)
+    with open_store(seeded_library) as store:
+        (*_, previous, current) = store.record_history(cite)
+    assert (previous.record.abstract, previous.origin) == (before, "zotero")
+    assert current.record.abstract == ""
+
+
+@pytest.mark.sqlite_only  # `bib set`: not on PostgreSQL libraries yet
 def test_a_field_emptied_in_zotero_but_edited_here_keeps_our_value(
     cli, zotero_server, seeded_library, env
 ):

@@ -81,11 +81,7 @@ def _edit_locally(path: Path, key: str, **changes: Any) -> None:
     import dataclasses
 
     with open_store(path) as store:
-        record = store.resolve(key)
-        store.conn.execute(
-            "UPDATE records SET data = ? WHERE id = ?",
-            (_encode(dataclasses.replace(record, **changes)), record.id),
-        )
+        store.upsert([dataclasses.replace(store.resolve(key), **changes)])
 
 
 def _date_edited_on_both_sides(zotero_server: Any, library: Path, run_sync: Any) -> str:
@@ -97,12 +93,6 @@ def _date_edited_on_both_sides(zotero_server: Any, library: Path, run_sync: Any)
     zotero_server.library.edit_item(item["key"], date="2025")
     _edit_locally(library, cite, year=2027)
     return cite
-
-
-def _encode(record: Any) -> str:
-    from annotations import codec
-
-    return codec.dumps(record)
 
 
 def test_edits_to_different_fields_are_merged(zotero_server, seeded_library, run_sync):
