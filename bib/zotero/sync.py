@@ -89,6 +89,7 @@ class Report:
     dropped_fields: dict[str, list[str]] = field(default_factory=dict)
     requests: int = 0
     writes: int = 0
+    reads: int = 0
     dry_run: bool = False
 
     @property
@@ -108,6 +109,7 @@ class Report:
             "dropped_fields": self.dropped_fields,
             "requests": self.requests,
             "write_requests": self.writes,
+            "read_requests": self.reads,
         }
 
 
@@ -215,6 +217,7 @@ class Syncer:
             self._writer.shutdown(wait=True)
             self.report.requests = self.client.counts.total
             self.report.writes = self.client.counts.writes
+            self.report.reads = self.client.counts.reads
             self.report.dropped_fields = {t: sorted(f) for t, f in self._dropped.fields.items()}
         return self.report
 
