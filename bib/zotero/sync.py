@@ -376,6 +376,15 @@ class Syncer:
             for note in paper.notes:
                 note_row = self.rows.get((NOTE, note.id))
                 note_gen = note_row.generation if note_row else 0
+                if (
+                    note_row is not None
+                    and note_row.status == DELETED_REMOTE
+                    and note_row.parent_key == key
+                    and not self.options.recreate_deleted
+                ):
+                    # deleted in Zotero under a paper that is still there: kept here only
+                    self.report.deleted_in_zotero.append(f"{cite} (note {note.id})")
+                    continue
                 if note_row and (note_row.status == DELETED_REMOTE or note_row.parent_key != key):
                     note_gen += 1
                     note_row = None

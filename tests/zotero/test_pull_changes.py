@@ -178,3 +178,18 @@ def test_an_item_created_in_zotero_arrives_with_its_note_tags_and_collection(
     item = next(i for i in zotero_server.top_items() if i["key"] == parent)
     assert item["collections"] == [lab]  # what bib does not map back stays in Zotero
     assert {"tag": "auto-topic", "type": 1} in item["tags"]
+
+
+def test_a_note_deleted_in_zotero_stays_here_and_is_not_pushed_again(
+    cli, zotero_server, seeded_library, env
+):
+    sync(cli, zotero_server)
+    remote = next(n for n in zotero_server.notes() if "Nice ablations" in n["note"])
+    zotero_server.library.remove_item(remote["key"])
+    sync(cli, zotero_server)
+    with open_store(seeded_library) as store:
+        assert [n.body for n in store.notes() if "ablations" in n.body] == ["Nice ablations."]
+    assert not any("Nice ablations" in n["note"] for n in zotero_server.notes())
+    zotero_server.log.clear()
+    sync(cli, zotero_server)
+    assert zotero_server.log.writes() == []
