@@ -279,13 +279,14 @@ def _print(report: object, pulled: object, still_open: list[dict[str, Any]], as_
             err=True,
         )
     prefix = "would be " if report.dry_run else ""
+    met = len(report.conflicts) + (len(pulled.conflicts) if pulled is not None else 0)
     c, u, n = report.created, report.updated, report.unchanged
     click.echo(
         f"{prefix}created: {c['item']} items, {c['note']} notes, {c['collection']} collections; "
         f"{prefix}updated: {u['item']} items, {u['note']} notes; "
         f"unchanged: {n['item']} items, {n['note']} notes; "
         f"{prefix}deleted: {report.deleted['note']} notes; "
-        f"conflicts: {len(report.conflicts)}; open: {len(still_open)}; "
+        f"conflicts: {met}; open: {len(still_open)}; "
         f"failed: {len(report.failures)}"
     )
     if still_open:

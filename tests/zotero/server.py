@@ -620,9 +620,9 @@ class Handler(BaseHTTPRequestHandler):
         lib = self.server.library
         base = self._base()
         version_headers = {"Last-Modified-Version": str(lib.version)}
-        # Rule R15 (Web API v3, basics, "Caching"): under If-Modified-Since-Version, "If the
-        # library (or object, for single-object requests) has not been modified since the
-        # specified version, the API will return 304 Not Modified".
+        # Rule R15 (Web API v3, basics, "Caching"; the dataserver's conditional reads):
+        # under If-Modified-Since-Version, a library not modified since that version (for a
+        # single-object request, the object) answers 304 Not Modified with no body.
         since_header = self.headers.get("If-Modified-Since-Version")
         single = re.match(r"^/(items|collections)/([A-Z0-9]{8})$", rest)
         if since_header is not None:

@@ -199,9 +199,11 @@ def test_a_pull_cut_short_does_not_advance_the_library_version(
     sync(cli, zotero_server)
     cite = first_key(seeded_library)
     zotero_server.library.edit_item(item_of(zotero_server, cite)["key"], title="Fixed title")
-    # the versions listing works, then every fetch of the changed items fails for good
-    zotero_server.faults.configure(script=[None, None, None] + ["500"] * 20, retry_after="0")
-    assert sync(cli, zotero_server).exit_code == 1
+    # the listings work, then every fetch of the changed items fails until --timeout
+    zotero_server.faults.configure(script=[None, None] + ["500"] * 40, retry_after="0")
+    result = sync(cli, zotero_server, "--timeout", "2")
+    assert result.exit_code == 1 and "--timeout" in result.stderr
+    assert zotero_server.log.count("GET", "/items") >= 2  # the fetch was tried
     zotero_server.faults.configure(script=[])
     result = sync(cli, zotero_server)
     assert result.exit_code == 0, result.output
