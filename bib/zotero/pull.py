@@ -1,14 +1,16 @@
 """Pull what changed in Zotero since the last sync into the library, before the push.
 
-For papers the library knows: field edits (title, abstract, date, creators, DOI, publisher,
-container title), manual tags <-> personal tags, child notes added or edited (HTML ->
-markdown with markdownify; an edit of a pushed note becomes a new revision of it) and items
-trashed or deleted in Zotero (marked `deleted_remote`: the local record and its notes stay,
-and are reported). Items the library does not know are imported with their notes and tags,
+For papers the library knows: field edits (title, abstract, date, creators, DOI, URL,
+publisher, container title, arXiv id), collection moves (reported), manual tags <-> personal
+tags, child notes added or edited (HTML -> markdown with markdownify; an edit of a pushed
+note becomes a new revision of it) and items trashed or deleted in Zotero (marked
+`deleted_remote`: the local record and its notes stay, and are reported). Items the library does not know are imported with their notes and tags,
 under `citationKey` or Better BibTeX's `Citation Key:` line when present.
 
 A field changed on both sides is a conflict: `prefer="remote"` takes Zotero's value here,
-`prefer="local"` keeps ours (the push then writes it). Nothing here advances the stored
+`prefer="local"` keeps ours (the push then writes it), no `prefer` leaves it open (stored in
+`zotero_conflict`, looked at again by every run until settled or agreed). A field emptied in
+Zotero empties ours unless we changed it too. Nothing here advances the stored
 library version: the push does that at the end of a complete run, so a pull cut short is
 simply repeated.
 """
