@@ -4,8 +4,9 @@ For papers the library knows: field edits (title, abstract, date, creators, DOI,
 publisher, container title, arXiv id), collection moves (reported), manual tags <-> personal
 tags, child notes added or edited (HTML -> markdown with markdownify; an edit of a pushed
 note becomes a new revision of it) and items trashed or deleted in Zotero (marked
-`deleted_remote`: the local record and its notes stay, and are reported). Items the library does not know are imported with their notes and tags,
-under `citationKey` or Better BibTeX's `Citation Key:` line when present.
+`deleted_remote`: the local record and its notes stay, and are reported). Items the library
+does not know are imported with their notes and tags, under `citationKey` or Better
+BibTeX's `Citation Key:` line when present.
 
 A field changed on both sides is a conflict: `prefer="remote"` takes Zotero's value here,
 `prefer="local"` keeps ours (the push then writes it), no `prefer` leaves it open (stored in
