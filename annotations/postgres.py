@@ -1070,8 +1070,10 @@ class PostgresStore:
         """As `SQLiteStore.sync_clear_fields` (this backend keeps no user-edited fields)."""
 
         def action(conn: psycopg.Connection[Any]) -> list[str]:
-            record_id, current, data = self._record_row(conn, key)
-            conn.execute("SELECT 1 FROM records WHERE id = %s FOR UPDATE", (record_id,))
+            record_id, current, _ = self._record_row(conn, key)
+            (data,) = conn.execute(
+                "SELECT data FROM records WHERE id = %s FOR UPDATE", (record_id,)
+            ).fetchone()
             stored = codec.loads(data, key=current)
             clear = cleared(stored, fields)
             if clear:
