@@ -1071,10 +1071,12 @@ class PostgresStore:
 
         def action(conn: psycopg.Connection[Any]) -> list[str]:
             record_id, current, _ = self._record_row(conn, key)
-            (data,) = conn.execute(
+            locked = conn.execute(
                 "SELECT data FROM records WHERE id = %s FOR UPDATE", (record_id,)
             ).fetchone()
-            stored = codec.loads(data, key=current)
+            if locked is None:
+                raise self._unknown_key(conn, key)
+            stored = codec.loads(locked[0], key=current)
             clear = cleared(stored, fields)
             if clear:
                 self._write_record(conn, dataclasses.replace(stored, **clear), update=True)
