@@ -75,6 +75,11 @@ TABLES = (
         ),
         "library, kind, local_id",
     ),
+    Table(
+        "zotero_conflict",
+        ("library", "kind", "local_id", "field", "local", "remote", "seen_at"),
+        "library, kind, local_id, field",
+    ),
 )
 """Every table a library holds, parents before children (the foreign keys need it)."""
 

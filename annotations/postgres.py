@@ -54,7 +54,14 @@ from annotations.store import (
     Revision,
     Status,
 )
-from annotations.sync_state import RowId, SyncRow
+from annotations.sync_state import (
+    ConflictId,
+    OpenConflict,
+    RowId,
+    SyncRow,
+    cleared,
+    conflict_values,
+)
 from bib.errors import BibError, OperationError
 from bib.record import Record
 
@@ -1030,6 +1037,61 @@ class PostgresStore:
             with conn.cursor() as cursor:
                 cursor.executemany(
                     "DELETE FROM zotero_object WHERE library = %s AND kind = %s AND local_id = %s",
+                    keys,
+                )
+
+        self._write(action)
+
+    def sync_conflicts(self, library: str) -> list[OpenConflict]:
+        with self._read() as conn:
+            found = conn.execute(
+                "SELECT kind, local_id, field, local, remote FROM zotero_conflict"
+                " WHERE library = %s ORDER BY kind, local_id, field",
+                (library,),
+            ).fetchall()
+        return [OpenConflict(r[0], r[1], r[2], json.loads(r[3]), json.loads(r[4])) for r in found]
+
+    def save_sync_conflicts(self, library: str, conflicts: list[OpenConflict]) -> None:
+        values = [conflict_values(library, c) for c in conflicts]
+
+        def action(conn: psycopg.Connection[Any]) -> None:
+            with conn.cursor() as cursor:
+                cursor.executemany(
+                    "INSERT INTO zotero_conflict (library, kind, local_id, field, local, remote)"
+                    " VALUES (%s, %s, %s, %s, %s, %s)"
+                    " ON CONFLICT (library, kind, local_id, field) DO UPDATE"
+                    " SET local = excluded.local, remote = excluded.remote",
+                    values,
+                )
+
+        self._write(action)
+
+    def sync_clear_fields(self, key: str, fields: list[str]) -> list[str]:
+        """As `SQLiteStore.sync_clear_fields` (this backend keeps no user-edited fields)."""
+
+        def action(conn: psycopg.Connection[Any]) -> list[str]:
+            record_id, current, _ = self._record_row(conn, key)
+            locked = conn.execute(
+                "SELECT data FROM records WHERE id = %s FOR UPDATE", (record_id,)
+            ).fetchone()
+            if locked is None:
+                raise self._unknown_key(conn, key)
+            stored = codec.loads(locked[0], key=current)
+            clear = cleared(stored, fields)
+            if clear:
+                self._write_record(conn, dataclasses.replace(stored, **clear), update=True)
+            return sorted(clear)
+
+        return self._write(action)
+
+    def drop_sync_conflicts(self, library: str, ids: list[ConflictId]) -> None:
+        keys = [(library, *i) for i in ids]
+
+        def action(conn: psycopg.Connection[Any]) -> None:
+            with conn.cursor() as cursor:
+                cursor.executemany(
+                    "DELETE FROM zotero_conflict WHERE library = %s AND kind = %s"
+                    " AND local_id = %s AND field = %s",
                     keys,
                 )
 

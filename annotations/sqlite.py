@@ -41,7 +41,14 @@ from annotations.store import (
     Revision,
     Status,
 )
-from annotations.sync_state import RowId, SQLiteSyncTables, SyncRow
+from annotations.sync_state import (
+    ConflictId,
+    OpenConflict,
+    RowId,
+    SQLiteSyncTables,
+    SyncRow,
+    cleared,
+)
 from bib.errors import BibError, OperationError
 from bib.record import Record
 
@@ -1125,6 +1132,31 @@ class SQLiteStore:
 
     def forget_sync_rows(self, library: str, rows: list[SyncRow]) -> None:
         SQLiteSyncTables(self.conn).forget(library, rows)
+
+    def sync_conflicts(self, library: str) -> list[OpenConflict]:
+        return SQLiteSyncTables(self.conn).conflicts(library)
+
+    def save_sync_conflicts(self, library: str, conflicts: list[OpenConflict]) -> None:
+        SQLiteSyncTables(self.conn).save_conflicts(library, conflicts)
+
+    def drop_sync_conflicts(self, library: str, ids: list[ConflictId]) -> None:
+        SQLiteSyncTables(self.conn).drop_conflicts(library, ids)
+
+    def sync_clear_fields(self, key: str, fields: list[str]) -> list[str]:
+        """Empty record fields that were emptied in Zotero (an import never empties one),
+        except those the user edited; the old version stays as a revision (origin
+        `zotero`). Returns the fields emptied."""
+        with self.transaction() as conn:
+            record_id, current, data = self._record_row(conn, key)
+            stored = codec.loads(data, key=current)
+            (user_fields,) = conn.execute(
+                "SELECT user_fields FROM records WHERE id = ?", (record_id,)
+            ).fetchone()
+            clear = cleared(stored, fields, codec.json_list(user_fields))
+            if clear:
+                self._keep_revision(conn, record_id, "zotero")
+                self._write_record(conn, dataclasses.replace(stored, **clear), update=True)
+            return sorted(clear)
 
 
 def _fts_rows(

@@ -6,9 +6,12 @@ and the JSON we last pushed (the base of a three-way merge). New objects are wri
 response or a killed process is reconciled on the next run by reading those keys back.
 
 The engine sees only `SyncState` (one Zotero library of one store); the store implements the
-six `sync_*` methods of the `Store` protocol, each one transaction, so that a crash leaves
+`sync_*` methods of the `Store` protocol, each one transaction, so that a crash leaves
 either the old row or the new one. The SQL for SQLite lives here (`SQLiteSyncTables`), so the
-store module only delegates to it; another backend implements the same six methods.
+store module only delegates to it; another backend implements the same methods.
+
+Conflicts left open (a field changed on both sides, no `--prefer`) are rows of
+`zotero_conflict` (migration 0011): both values, until a later run settles them.
 """
 
 from __future__ import annotations
@@ -16,8 +19,10 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
+
+from bib.record import Record
 
 if TYPE_CHECKING:
     from annotations.store import Store
@@ -44,6 +49,25 @@ class SyncRow:
     source_hash: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class OpenConflict:
+    """A field changed both here and in Zotero, settled by neither side yet."""
+
+    kind: str
+    local_id: str
+    field: str
+    local: Any
+    remote: Any
+
+    @property
+    def id(self) -> ConflictId:
+        return (self.kind, self.local_id, self.field)
+
+
+ConflictId = tuple[str, str, str]
+"""(kind, local id, field) of an open conflict."""
+
+
 class SyncState:
     """The sync state of one Zotero library (`endpoint|type|id`) in one store."""
 
@@ -68,6 +92,15 @@ class SyncState:
 
     def forget(self, rows: Iterable[SyncRow]) -> None:
         self.store.forget_sync_rows(self.library, list(rows))
+
+    def conflicts(self) -> dict[ConflictId, OpenConflict]:
+        return {c.id: c for c in self.store.sync_conflicts(self.library)}
+
+    def keep_conflicts(self, conflicts: Iterable[OpenConflict]) -> None:
+        self.store.save_sync_conflicts(self.library, list(conflicts))
+
+    def settle_conflicts(self, ids: Iterable[ConflictId]) -> None:
+        self.store.drop_sync_conflicts(self.library, list(ids))
 
 
 class SQLiteSyncTables:
@@ -159,3 +192,52 @@ class SQLiteSyncTables:
             "DELETE FROM zotero_object WHERE library = ? AND kind = ? AND local_id = ?",
             [(library, r.kind, r.local_id) for r in rows],
         )
+
+    def conflicts(self, library: str) -> list[OpenConflict]:
+        sql = (
+            "SELECT kind, local_id, field, local, remote FROM zotero_conflict"
+            " WHERE library = ? ORDER BY kind, local_id, field"
+        )
+        return [
+            OpenConflict(r[0], r[1], r[2], json.loads(r[3]), json.loads(r[4]))
+            for r in self.db.execute(sql, (library,))
+        ]
+
+    def save_conflicts(self, library: str, conflicts: list[OpenConflict]) -> None:
+        self._write(
+            "INSERT INTO zotero_conflict (library, kind, local_id, field, local, remote)"
+            " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (library, kind, local_id, field) DO UPDATE"
+            " SET local = excluded.local, remote = excluded.remote",
+            [conflict_values(library, c) for c in conflicts],
+        )
+
+    def drop_conflicts(self, library: str, ids: list[ConflictId]) -> None:
+        self._write(
+            "DELETE FROM zotero_conflict WHERE library = ? AND kind = ? AND local_id = ?"
+            " AND field = ?",
+            [(library, *i) for i in ids],
+        )
+
+
+def cleared(stored: Record, names: Iterable[str], mine: Iterable[str] = ()) -> dict[str, Any]:
+    """The fields of `names` to empty in `stored` (their defaults), leaving out those the
+    user edited (`mine`) and those already empty: what a pull of emptied fields changes."""
+    defaults = {f.name: f.default for f in fields(Record)}
+    keep = set(mine)
+    return {
+        name: defaults[name]
+        for name in names
+        if name in defaults and name not in keep and getattr(stored, name) != defaults[name]
+    }
+
+
+def conflict_values(library: str, conflict: OpenConflict) -> tuple[str, ...]:
+    """The row of an open conflict; both values as JSON (text, creator lists, note HTML)."""
+    return (
+        library,
+        conflict.kind,
+        conflict.local_id,
+        conflict.field,
+        json.dumps(conflict.local, sort_keys=True, ensure_ascii=False),
+        json.dumps(conflict.remote, sort_keys=True, ensure_ascii=False),
+    )

@@ -197,6 +197,17 @@ class _FixedTimeout(httpx2.HTTPTransport):
         return super().handle_request(request)
 
 
+@dataclass(frozen=True)
+class RemoteChanges:
+    """What changed in the library after a version: item versions, deletions, and the
+    library version they were read at. `unchanged` when the server answered 304."""
+
+    versions: dict[str, int]
+    deleted: dict[str, list[str]]
+    library_version: int
+    unchanged: bool = False
+
+
 @dataclass
 class RequestCounts:
     reads: int = 0
@@ -233,8 +244,10 @@ class ZoteroClient:
         self.http = httpx2.Client(
             trust_env=False,
             transport=_FixedTimeout(timeout),
-            event_hooks={"request": [self._count]},
+            event_hooks={"request": [self._count], "response": [self._rate_limited]},
         )
+        self._reading = 0
+        """Attempts of the pyzotero read under way (it retries a 429 on its own)."""
         self.zot = zotero.Zotero(
             credentials.library_id,
             credentials.library_type,
@@ -249,6 +262,15 @@ class ZoteroClient:
 
     def close(self) -> None:
         self.http.close()
+
+    def _rate_limited(self, response: httpx2.Response) -> None:
+        """Say so when pyzotero meets a 429 inside a read: it waits and retries by itself,
+        silently, and the user must see every wait as it happens."""
+        if not self._reading or response.status_code != 429:
+            return
+        self._reading += 1
+        wait = self._note_backoff(response.headers)
+        self._notice(f"Zotero: 429, retrying in {wait:.0f} s (read, attempt {self._reading})")
 
     def _count(self, request: httpx2.Request) -> None:
         if request.method == "GET":
@@ -313,6 +335,7 @@ class ZoteroClient:
         for attempt in range(self.policy.attempts):
             self._check_deadline(what)
             self._wait_backoff()
+            self._reading = 1
             try:
                 result = call()
             except httpx2.ConnectError as exc:
@@ -329,6 +352,8 @@ class ZoteroClient:
                     self._retry(what, attempt, started, str(status))
                     continue
                 raise self._refused(what, status, str(exc)) from None
+            finally:
+                self._reading = 0
             if self.zot.request is not None:
                 self._note_backoff(self.zot.request.headers)
             return result
@@ -372,6 +397,28 @@ class ZoteroClient:
         )
         return dict(versions), self._library_version()
 
+    def changes_since(self, since: int) -> RemoteChanges:
+        """Item versions and deletions after `since`: one request when nothing changed.
+
+        The versions listing carries `If-Modified-Since-Version: since`, so an unchanged
+        library answers 304 with no body (Web API v3, basics: "Caching"), and the deletion
+        log is then not read at all (nothing can have been deleted without a new version).
+        """
+        response = self._send(
+            "item versions",
+            "GET",
+            f"{self.prefix}/items",
+            params={"since": str(since), "format": "versions", "includeTrashed": "1"},
+            headers={"If-Modified-Since-Version": str(since)},
+        )
+        if response.status_code == 304:
+            return RemoteChanges({}, {}, since, unchanged=True)
+        if response.status_code != 200:
+            raise self._refused("item versions", response.status_code, response.text)
+        versions = {str(k): int(v) for k, v in response.json().items()}
+        version = _int(response.headers.get("Last-Modified-Version")) or since
+        return RemoteChanges(versions, self.deleted_since(since), version)
+
     def _library_version(self) -> int:
         """`Last-Modified-Version` of the last read (pyzotero keeps its response)."""
         response = self.zot.request
@@ -400,9 +447,12 @@ class ZoteroClient:
         got = self._read("read versions", lambda: self.zot.item_versions(itemKey=joined))
         return dict(got), self._library_version()
 
-    def items_by_key(self, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
+    def items_by_key(
+        self, keys: Iterable[str], progress: Callable[[int, int], None] | None = None
+    ) -> dict[str, dict[str, Any]]:
         found: dict[str, dict[str, Any]] = {}
-        for chunk in _chunks(list(keys), MAX_OBJECTS):
+        wanted = list(keys)
+        for chunk in _chunks(wanted, MAX_OBJECTS):
             joined = ",".join(chunk)
             got: list[dict[str, Any]] = self._read(
                 "fetch items",
@@ -411,6 +461,8 @@ class ZoteroClient:
                 ),
             )
             found.update({item["key"]: item for item in got})
+            if progress is not None:
+                progress(len(found), len(wanted))
         return found
 
     def collections(self) -> list[dict[str, Any]]:

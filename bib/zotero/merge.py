@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 Prefer = Literal["local", "remote"]
+Kept = Literal["local", "remote", "open"]
+"""What became of a conflict: one side won (`--prefer`), or it stays open for a later run."""
 SET_FIELDS = frozenset({"tags", "collections"})
 SERVER_FIELDS = frozenset({"key", "version", "dateAdded", "dateModified"})
 
@@ -22,7 +24,7 @@ class FieldConflict:
     field: str
     local: Any
     remote: Any
-    kept: Prefer
+    kept: Kept
 
 
 def _empty(value: Any) -> bool:
@@ -40,8 +42,12 @@ def _members(name: str, values: Any) -> dict[str, Any]:
 
 
 def merge_set(name: str, base: Any, local: Any, remote: Any) -> list[Any]:
+    """Additions from both sides combine; removals too, except that bib never takes an
+    item out of a collection (it only puts papers into their venue's): a collection the
+    item left in Zotero stays left, one it joined there stays joined."""
     b, lo, r = _members(name, base), _members(name, local), _members(name, remote)
-    keep = (set(r) | (set(lo) - set(b))) - (set(b) - set(lo))
+    removed_here = set(b) - set(lo) if name == "tags" else set()
+    keep = (set(r) | (set(lo) - set(b))) - removed_here
     out = [lo.get(k, r.get(k)) if k in set(lo) - set(b) else r.get(k, lo.get(k)) for k in keep]
     if name == "tags":
         return sorted(out, key=lambda tag: tag["tag"])
@@ -49,9 +55,12 @@ def merge_set(name: str, base: Any, local: Any, remote: Any) -> list[Any]:
 
 
 def merge(
-    base: dict[str, Any], local: dict[str, Any], remote: dict[str, Any], prefer: Prefer
+    base: dict[str, Any], local: dict[str, Any], remote: dict[str, Any], prefer: Prefer | None
 ) -> tuple[dict[str, Any], list[FieldConflict]]:
-    """The data to hold in Zotero after the merge, and the real conflicts met."""
+    """The data to hold in Zotero after the merge, and the real conflicts met.
+
+    A conflict with no `prefer` keeps Zotero's value there (and ours here): it stays open.
+    """
     merged = {k: v for k, v in remote.items() if k not in SERVER_FIELDS}
     conflicts = []
     for name in sorted((set(base) | set(local)) - SERVER_FIELDS):
@@ -63,7 +72,7 @@ def merge(
         elif _same(r, b):
             merged[name] = lo if lo is not None else ""
         else:
-            conflicts.append(FieldConflict(name, lo, r, prefer))
+            conflicts.append(FieldConflict(name, lo, r, prefer or "open"))
             merged[name] = lo if prefer == "local" else r
         if merged.get(name) is None:
             merged.pop(name, None)

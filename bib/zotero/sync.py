@@ -22,22 +22,40 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from annotations.sync_state import DELETED_REMOTE, PENDING, SYNCED, SyncRow, SyncState
+from annotations.sync_state import (
+    DELETED_REMOTE,
+    PENDING,
+    SYNCED,
+    ConflictId,
+    OpenConflict,
+    SyncRow,
+    SyncState,
+)
 from bib.errors import OperationError
 from bib.zotero import mapping
-from bib.zotero.client import MAX_OBJECTS, ZoteroClient, ZoteroHTTPError, encode, new_write_token
-from bib.zotero.merge import FieldConflict, Prefer, differs, merge, strip_server_fields
+from bib.zotero.client import (
+    MAX_OBJECTS,
+    RemoteChanges,
+    ZoteroClient,
+    ZoteroHTTPError,
+    encode,
+    new_write_token,
+)
+from bib.zotero.merge import FieldConflict, Kept, Prefer, differs, merge, strip_server_fields
 
 KEY_ALPHABET = "23456789ABCDEFGHIJKLMNPQRSTUVWXYZ"
 MAPPING_VERSION = 1
 """Part of every object's source fingerprint: bump it when `mapping` changes its output,
 so that the next sync maps (and, where the output changed, rewrites) every object."""
 ITEM, NOTE, COLLECTION = "item", "note", "collection"
+ZOTERO_FIELDS = {"container": ("proceedingsTitle", "publicationTitle"), "arXiv": ("extra",)}
+"""The Zotero fields behind a pull field name (open conflicts are stored under the latter)."""
 
 
 @dataclass(frozen=True)
 class SyncOptions:
-    prefer: Prefer = "remote"
+    prefer: Prefer | None = None
+    """None: a field changed on both sides stays an open conflict, each side keeping its value."""
     collection: str | None = None
     recreate_deleted: bool = False
     dry_run: bool = False
@@ -49,7 +67,7 @@ class Conflict:
     citation_key: str
     what: str
     field: str
-    kept: Prefer
+    kept: Kept
 
 
 @dataclass(frozen=True)
@@ -71,6 +89,7 @@ class Report:
     dropped_fields: dict[str, list[str]] = field(default_factory=dict)
     requests: int = 0
     writes: int = 0
+    reads: int = 0
     dry_run: bool = False
 
     @property
@@ -90,6 +109,7 @@ class Report:
             "dropped_fields": self.dropped_fields,
             "requests": self.requests,
             "write_requests": self.writes,
+            "read_requests": self.reads,
         }
 
 
@@ -156,8 +176,11 @@ class Syncer:
         state: SyncState,
         options: SyncOptions,
         progress: Callable[[int, int], None] | None = None,
+        remote: RemoteChanges | None = None,
     ) -> None:
         self.client = client
+        self.remote = remote
+        """The pull's listings of this run, when it made them (not read twice)."""
         self.state = state
         self.options = options
         self.report = Report(dry_run=options.dry_run)
@@ -175,6 +198,12 @@ class Syncer:
         self._refreshed: list[SyncRow] = []
         self._pushed: dict[tuple[str, str], dict[str, Any]] = {}
         """Objects found in Zotero under our key, holding something else than we map."""
+        self.open: dict[tuple[str, str], list[OpenConflict]] = {}
+        for conflict in state.conflicts().values():
+            self.open.setdefault((conflict.kind, conflict.local_id), []).append(conflict)
+        self._opened: list[OpenConflict] = []
+        self._settling: dict[tuple[str, str], list[ConflictId]] = {}
+        self._settled: list[ConflictId] = []
 
     # -- entry point -------------------------------------------------------------------
     def run(self, papers: Sequence[mapping.Paper]) -> Report:
@@ -188,6 +217,7 @@ class Syncer:
             self._writer.shutdown(wait=True)
             self.report.requests = self.client.counts.total
             self.report.writes = self.client.counts.writes
+            self.report.reads = self.client.counts.reads
             self.report.dropped_fields = {t: sorted(f) for t, f in self._dropped.fields.items()}
         return self.report
 
@@ -208,8 +238,9 @@ class Syncer:
         if not self.options.dry_run and not _can_write(access, self.client):
             raise OperationError("the Zotero API key has no write access to this library")
         since = self.state.library_version()
-        deleted = self.client.deleted_since(since)
-        remote_versions, start_version = self.client.versions_since(since)
+        changes = self.remote or self.client.changes_since(since)
+        deleted, remote_versions = changes.deleted, changes.versions
+        start_version = changes.library_version
         self._absorb_deletions(set(deleted.get("items", [])), set(deleted.get("collections", [])))
         types = sorted({mapping.item_type(p.record) for p in papers})
         self._allowed = {t: self.client.item_type_fields(t) for t in types}
@@ -232,6 +263,10 @@ class Syncer:
         self._push_updates(updates + self._late_updates)
         self._delete_removed_notes(papers)
         self._flush()
+        if self._opened:
+            self.state.keep_conflicts(self._opened)
+        if self._settled:
+            self.state.settle_conflicts(self._settled)
         self.state.set_library_version(start_version)
 
     # -- deletions in Zotero -------------------------------------------------------------
@@ -341,6 +376,15 @@ class Syncer:
             for note in paper.notes:
                 note_row = self.rows.get((NOTE, note.id))
                 note_gen = note_row.generation if note_row else 0
+                if (
+                    note_row is not None
+                    and note_row.status == DELETED_REMOTE
+                    and note_row.parent_key == key
+                    and not self.options.recreate_deleted
+                ):
+                    # deleted in Zotero under a paper that is still there: kept here only
+                    self.report.deleted_in_zotero.append(f"{cite} (note {note.id})")
+                    continue
                 if note_row and (note_row.status == DELETED_REMOTE or note_row.parent_key != key):
                     note_gen += 1
                     note_row = None
@@ -366,7 +410,13 @@ class Syncer:
             for obj in objects:
                 obj.source_hash = self._fingerprint(obj)
                 row = obj.row
-                if row and row.status == SYNCED and row.source_hash == obj.source_hash:
+                forced = self._settles(obj)
+                if (
+                    row
+                    and row.status == SYNCED
+                    and row.source_hash == obj.source_hash
+                    and not forced
+                ):
                     self.report.unchanged[obj.kind] += 1
                     continue
                 self._fill(obj)
@@ -374,6 +424,10 @@ class Syncer:
         if self._refreshed and not self.options.dry_run:
             self._save(self._refreshed, wait=False)
         return creates, updates
+
+    def _settles(self, obj: _Object) -> bool:
+        """An object with open conflicts that `--prefer` settles this run: written again."""
+        return self.options.prefer is not None and (obj.kind, obj.local_id) in self.open
 
     def _fingerprint(self, obj: _Object) -> str:
         """A hash of everything the object's Zotero JSON is mapped from."""
@@ -415,7 +469,7 @@ class Syncer:
         row = obj.row
         if row is None or row.status == PENDING:
             creates.append(obj)
-        elif row.pushed_hash == obj.digest:
+        elif row.pushed_hash == obj.digest and not self._settles(obj):
             self.report.unchanged[obj.kind] += 1
             if row.source_hash != obj.source_hash:
                 self._refreshed.append(replace(row, source_hash=obj.source_hash))
@@ -656,6 +710,7 @@ class Syncer:
         assert obj.data is not None
         merged, conflicts = merge(base, obj.data, written, self.options.prefer)
         self._conflicts(obj, conflicts)
+        self._settle_open(obj, merged)
         if not differs(merged, written):
             self._mark_synced([(obj, merged, version)], created=False, wrote=False)
             return None
@@ -766,6 +821,7 @@ class Syncer:
             return
         rows = []
         for obj, written, version in done:
+            self._settled += self._settling.pop((obj.kind, obj.local_id), [])
             # `written` (what Zotero holds) is stored only when it differs from `local`
             pushed = {"local": obj.data}
             if written != obj.data:
@@ -796,9 +852,38 @@ class Syncer:
         self.progress(self._done, self._total)
 
     def _conflicts(self, obj: _Object, conflicts: list[FieldConflict]) -> None:
+        """Report the conflicts the merge met; with no `--prefer`, keep them open.
+
+        A field already open (the pull met it first, or an earlier run) is not listed twice.
+        """
         what = ITEM if obj.kind == ITEM else f"note {obj.local_id}"
+        known = {
+            name
+            for c in self.open.get((obj.kind, obj.local_id), [])
+            for name in ZOTERO_FIELDS.get(c.field, (c.field,))
+        }
         for c in conflicts:
+            if c.field in known:
+                continue
             self.report.conflicts.append(Conflict(obj.cite, what, c.field, c.kept))
+            if c.kept == "open" and not self.options.dry_run:
+                self._opened.append(
+                    OpenConflict(obj.kind, obj.local_id, c.field, c.local, c.remote)
+                )
+
+    def _settle_open(self, obj: _Object, merged: dict[str, Any]) -> None:
+        """Open conflicts of the object, settled by `--prefer` once the write succeeds:
+        `local` writes our value over Zotero's, `remote` keeps Zotero's (the pull took it)."""
+        if self.options.prefer is None or self.options.dry_run:
+            return
+        assert obj.data is not None
+        opened = self.open.get((obj.kind, obj.local_id), [])
+        for conflict in opened:
+            for name in ZOTERO_FIELDS.get(conflict.field, (conflict.field,)):
+                if self.options.prefer == "local" and name in obj.data:
+                    merged[name] = obj.data[name]
+        if opened:
+            self._settling[(obj.kind, obj.local_id)] = [c.id for c in opened]
 
     def _fail(self, obj: _Object, message: str) -> None:
         self.report.failures.append(
@@ -843,5 +928,6 @@ def sync(
     state: SyncState,
     options: SyncOptions,
     progress: Callable[[int, int], None] | None = None,
+    remote: RemoteChanges | None = None,
 ) -> Report:
-    return Syncer(client, state, options, progress).run(papers)
+    return Syncer(client, state, options, progress, remote).run(papers)

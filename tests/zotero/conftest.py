@@ -1,9 +1,15 @@
-"""Fixtures for the Zotero sync tests: a live test server, a seeded library, a sync runner."""
+"""Fixtures for the Zotero sync tests: a live test server, a seeded library, a sync runner.
+
+Every test that uses a library runs on both store backends: a SQLite file and a fresh
+database on a real PostgreSQL server (tests/postgres_server.py), as the store tests do; a
+test marked `sqlite_only` (the library file itself, a terminal) runs on SQLite alone.
+"""
 
 from __future__ import annotations
 
 import importlib.util
 import sys
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -46,13 +52,59 @@ def zotero_server() -> Iterator[Any]:
     server.stop()
 
 
-@pytest.fixture
-def library_path(tmp_path: Path) -> Path:
-    return tmp_path / "library.sqlite"
+sys.path.insert(0, str(HERE.parent))
+from postgres_server import Server, Unavailable, throwaway  # noqa: E402
+
+BACKENDS = ("sqlite", "postgresql")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "library_path" in metafunc.fixturenames:
+        sqlite_only = metafunc.definition.get_closest_marker("sqlite_only")
+        chosen = ("sqlite",) if sqlite_only else BACKENDS
+        metafunc.parametrize("backend", chosen, indirect=True)
 
 
 @pytest.fixture
-def seeded_library(library_path: Path) -> Path:
+def backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture(scope="session")
+def zotero_postgres(unavailable: Callable[[str], Any]) -> Iterator[Server]:
+    """One real PostgreSQL server per test worker, for the sync state on that backend."""
+    try:
+        with throwaway() as server:
+            yield server
+    except Unavailable as exc:
+        unavailable(f"no PostgreSQL server: {exc}")
+
+
+@pytest.fixture
+def library_path(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Any:
+    """A SQLite file, or the URL of a fresh PostgreSQL database (dropped afterwards)."""
+    if backend == "sqlite":
+        yield tmp_path / "library.sqlite"
+        return
+    import psycopg
+
+    server: Server = request.getfixturevalue("zotero_postgres")
+    name = f"bib_zotero_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(server.url, autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {name}")
+    yield server.database(name)
+    with psycopg.connect(server.url, autocommit=True) as admin:
+        admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@pytest.fixture
+def library_location(library_path: Any) -> Any:
+    """`cli` and `bib_process` use the library of the test."""
+    return library_path
+
+
+@pytest.fixture
+def seeded_library(library_path: Any) -> Any:
     """The seeds in a real library file, with two notes, a rating, a status and a tag."""
     from annotations import Status, open_store
 

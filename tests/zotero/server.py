@@ -620,9 +620,21 @@ class Handler(BaseHTTPRequestHandler):
         lib = self.server.library
         base = self._base()
         version_headers = {"Last-Modified-Version": str(lib.version)}
+        # Rule R15 (Web API v3, basics, "Caching"; the dataserver's conditional reads):
+        # under If-Modified-Since-Version, a library not modified since that version (for a
+        # single-object request, the object) answers 304 Not Modified with no body.
         since_header = self.headers.get("If-Modified-Since-Version")
-        if since_header is not None and lib.version <= int(since_header):
-            return 304, None, version_headers
+        single = re.match(r"^/(items|collections)/([A-Z0-9]{8})$", rest)
+        if since_header is not None:
+            if single:
+                found = (lib.items if single.group(1) == "items" else lib.collections).get(
+                    single.group(2)
+                )
+                current = found["version"] if found is not None else None
+            else:
+                current = lib.version
+            if current is not None and current <= int(since_header):
+                return 304, None, {"Last-Modified-Version": str(current)}
         if rest == "/deleted":
             if "since" not in query:
                 raise ApiError(400, "'since' parameter must be provided")

@@ -92,3 +92,30 @@ def test_pull_killed_with_sigkill_and_run_again_gives_the_same_state(
     again = subprocess.run(command, env=environ, capture_output=True, text=True, timeout=120)
     assert again.returncode == 0
     assert_pulled(seeded_library, titles)
+
+
+def test_twenty_percent_faults_on_a_run_that_pulls_and_pushes_end_in_the_right_state(
+    cli, zotero_server, seeded_library, env
+):
+    assert cli(*sync_args(zotero_server)).exit_code == 0
+    titles = edit_in_zotero(zotero_server, 8)
+    with open_store(seeded_library) as store:
+        untouched = sorted(set(store.pinned_keys().values()) - set(titles))[:8]
+        for key in untouched:
+            store.tag(key, ["faulty"], [])
+            store.add_note(key, f"local note on {key}")
+    zotero_server.faults.configure(
+        rate=0.2, seed=11, kinds=("429", "503", "500", "drop"), retry_after="0.05"
+    )
+    result = cli(*sync_args(zotero_server))
+    assert result.exit_code == 0, result.output
+    assert {e.fault for e in zotero_server.log.entries if e.fault} >= {"drop"}
+    zotero_server.faults.configure(rate=0.0)
+    assert_pulled(seeded_library, titles)
+    items = {i["citationKey"]: i for i in zotero_server.top_items()}
+    assert all({"tag": "faulty", "type": 0} in items[key]["tags"] for key in untouched)
+    local_notes = [n["note"] for n in zotero_server.notes() if "local note on" in n["note"]]
+    assert len(local_notes) == len(set(local_notes)) == len(untouched)
+    zotero_server.log.clear()
+    assert cli(*sync_args(zotero_server)).exit_code == 0
+    assert zotero_server.log.writes() == []

@@ -244,6 +244,26 @@ def test_rule_unchanged_library_is_304_under_if_modified_since_version(http):
     assert response.status_code == 304
 
 
+def test_rule_a_library_changed_since_the_version_answers_200_with_the_changes(http):
+    version = int(http.get("/items?format=versions").headers["Last-Modified-Version"])
+    created = http.post("/items", json=[paper("New")]).json()
+    response = http.get(
+        f"/items?format=versions&since={version}",
+        headers={"If-Modified-Since-Version": str(version)},
+    )
+    assert response.status_code == 200
+    assert list(response.json()) == [created["success"]["0"]]
+
+
+def test_rule_a_single_object_is_304_by_its_own_version_under_if_modified_since_version(http):
+    first = http.post("/items", json=[paper("One")]).json()
+    key = first["success"]["0"]
+    object_version = http.get(f"/items/{key}").headers["Last-Modified-Version"]
+    http.post("/items", json=[paper("Two")])  # the library moves on
+    response = http.get(f"/items/{key}", headers={"If-Modified-Since-Version": object_version})
+    assert response.status_code == 304
+
+
 def test_rule_keyed_collection_create_without_version_is_428(http):
     report = http.post("/collections", json=[{"name": "X", "key": NEW_KEY}]).json()
     assert report["failed"]["0"]["code"] == 428

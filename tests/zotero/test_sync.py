@@ -81,11 +81,7 @@ def _edit_locally(path: Path, key: str, **changes: Any) -> None:
     import dataclasses
 
     with open_store(path) as store:
-        record = store.resolve(key)
-        store.conn.execute(
-            "UPDATE records SET data = ? WHERE id = ?",
-            (_encode(dataclasses.replace(record, **changes)), record.id),
-        )
+        store.upsert([dataclasses.replace(store.resolve(key), **changes)])
 
 
 def _date_edited_on_both_sides(zotero_server: Any, library: Path, run_sync: Any) -> str:
@@ -97,12 +93,6 @@ def _date_edited_on_both_sides(zotero_server: Any, library: Path, run_sync: Any)
     zotero_server.library.edit_item(item["key"], date="2025")
     _edit_locally(library, cite, year=2027)
     return cite
-
-
-def _encode(record: Any) -> str:
-    from annotations import codec
-
-    return codec.dumps(record)
 
 
 def test_edits_to_different_fields_are_merged(zotero_server, seeded_library, run_sync):
@@ -121,11 +111,11 @@ def test_edits_to_different_fields_are_merged(zotero_server, seeded_library, run
     assert report.ok
 
 
-def test_same_field_conflict_keeps_remote_by_default_and_is_reported(
+def test_same_field_conflict_with_prefer_remote_keeps_remote_and_is_reported(
     zotero_server, seeded_library, run_sync
 ):
     cite = _date_edited_on_both_sides(zotero_server, seeded_library, run_sync)
-    report = run_sync(seeded_library)
+    report = run_sync(seeded_library, prefer="remote")
     assert by_citation_key(zotero_server)[cite]["date"] == "2025"
     assert [(c.citation_key, c.field, c.kept) for c in report.conflicts] == [
         (cite, "date", "remote")
@@ -133,6 +123,30 @@ def test_same_field_conflict_keeps_remote_by_default_and_is_reported(
     zotero_server.log.clear()
     again = run_sync(seeded_library)
     assert zotero_server.log.writes() == [] and again.conflicts == []
+
+
+def test_same_field_conflict_without_prefer_leaves_zotero_value_and_stays_open(
+    zotero_server, seeded_library, run_sync
+):
+    cite = _date_edited_on_both_sides(zotero_server, seeded_library, run_sync)
+    report = run_sync(seeded_library)
+    assert by_citation_key(zotero_server)[cite]["date"] == "2025"
+    assert [(c.citation_key, c.field, c.kept) for c in report.conflicts] == [(cite, "date", "open")]
+    with open_store(seeded_library) as store:
+        (conflict,) = store.sync_conflicts(_library_name(zotero_server))
+        assert store.resolve(cite).year == 2027
+    assert (conflict.field, conflict.local, conflict.remote) == ("date", "2027", "2025")
+    settled = run_sync(seeded_library, prefer="local")
+    assert by_citation_key(zotero_server)[cite]["date"] == "2027"
+    assert settled.updated["item"] == 1
+    with open_store(seeded_library) as store:
+        assert store.sync_conflicts(_library_name(zotero_server)) == []
+
+
+def _library_name(server: Any) -> str:
+    from bib.zotero import sync
+
+    return sync.library_id(server.url, "user", str(server.user_id))
 
 
 def test_same_field_conflict_with_prefer_local(zotero_server, seeded_library, run_sync):
