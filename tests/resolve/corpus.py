@@ -10,6 +10,12 @@ Every paper also has look-alikes, wrong answers that a careless matcher takes:
 - a paper on the same topic: the same first two sentences, then another paper's last two;
 - a paper with a near-identical title (one word changed) and an abstract made of halves of
   two other papers' abstracts.
+The arXiv-only papers were published later; the enriching sources know the final versions:
+- papers 40-43 in OpenAlex (a journal and a DOI; OpenAlex also lists the arXiv version),
+- papers 44-46 in Crossref (proceedings and a DOI), papers 47-48 in DBLP (a venue, no DOI),
+- paper 49 nowhere but arXiv;
+and every enricher also lists the look-alikes' published versions (the 2023 paper with the
+same title, the near-identical title), which must never lend their DOI or venue.
 """
 
 from __future__ import annotations
@@ -26,6 +32,9 @@ from bib.resolve.text import distinctive
 SEEDS = Path(__file__).resolve().parents[2] / "seeds"
 ON_OPENREVIEW = range(40)
 ON_ARXIV_ONLY = range(40, 50)
+IN_OPENALEX = range(40, 44)
+IN_CROSSREF = range(44, 47)
+IN_DBLP = range(47, 49)
 SYNONYMS = {
     "propose": "present",
     "novel": "new",
@@ -43,6 +52,15 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 
 @dataclass(frozen=True, slots=True)
+class Published:
+    """A paper's final version, as the enriching sources in `where` list it."""
+
+    venue: str
+    doi: str
+    where: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
 class Paper:
     """One paper a test server knows: `truth` names the seed record it is, or None."""
 
@@ -55,6 +73,25 @@ class Paper:
     on_openreview: bool = False
     on_arxiv: bool = False
     arxiv_id: str = ""
+    published: Published | None = None
+
+
+def final_version(i: int) -> Published | None:
+    """Where paper `i` (an arXiv-only paper) was published, if anywhere the enrichers know."""
+    if i in IN_OPENALEX:
+        return Published(
+            "Journal of Machine Learning Research", f"10.5555/jmlr.{i}", frozenset({"openalex"})
+        )
+    if i in IN_CROSSREF:
+        return Published(
+            "Proceedings of the AAAI Conference", f"10.1609/aaai.v40i{i}", frozenset({"crossref"})
+        )
+    if i in IN_DBLP:
+        return Published("Trans. Mach. Learn. Res.", "", frozenset({"dblp"}))
+    return None
+
+
+EVERY_ENRICHER = frozenset({"openalex", "crossref", "dblp"})
 
 
 def seed_records() -> list[Record]:
@@ -96,7 +133,17 @@ def papers() -> list[Paper]:
             found.append(Paper(f"or{i:03d}", title, record.abstract, authors, 2026, i, True, True))
         elif i in ON_ARXIV_ONLY:
             found.append(
-                Paper(f"ax{i:03d}", title, reword(record.abstract), authors, 2026, i, False, True)
+                Paper(
+                    f"ax{i:03d}",
+                    title,
+                    reword(record.abstract),
+                    authors,
+                    2026,
+                    i,
+                    False,
+                    True,
+                    published=final_version(i),
+                )
             )
         opening = sentences(record.abstract)[:2]
         found.append(
@@ -108,6 +155,7 @@ def papers() -> list[Paper]:
                 2023,
                 None,
                 on_arxiv=True,
+                published=Published("Old Workshop", f"10.1000/old.{i}", EVERY_ENRICHER),
             )
         )
         found.append(
@@ -134,6 +182,7 @@ def papers() -> list[Paper]:
                 None,
                 on_openreview=i % 3 == 0,
                 on_arxiv=True,
+                published=Published("Near Conference", f"10.1000/near.{i}", EVERY_ENRICHER),
             )
         )
     return [
