@@ -3,9 +3,10 @@
 Asked only after a match, only for a record that names no venue of its own, matched to a
 paper without a final venue (an arXiv preprint, say): a record from a conference list
 already says where the paper appeared (another version's DOI would be wrong for it), the
-venue listings of OpenReview give final venues, and the conferences they list issue no DOIs. An enricher's answer never changes which paper a record is; it is
-taken only when it is unmistakably the matched paper: the same title (after normalizing),
-a year at most one apart, shared author family names, and no second paper that passes too.
+venue listings of OpenReview give final venues, and the conferences they list issue no DOIs.
+An enricher's answer never changes which paper a record is; it is taken only when it is
+unmistakably the matched paper: the same title (after normalizing), a year at most one
+apart, shared author family names, and no second paper that passes too.
 So enrichment cannot lower precision: at worst it adds nothing.
 """
 

@@ -77,6 +77,8 @@ class Faults:
     retry_after: str = "1"
     malformed: bool = False
     down: bool = False
+    down_after: int | None = None
+    """Answer this many requests, then 503 to every one (a run cut off midway)."""
 
 
 @dataclass
@@ -197,6 +199,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def _faulty(self) -> bool:
         faults = self.state.faults
+        if faults.down_after is not None:
+            faults.down = faults.down or len(self.state.requests) > faults.down_after
         if faults.down:
             self._send(503, "down", "text/plain")
             return True
