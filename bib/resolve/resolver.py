@@ -16,6 +16,7 @@ pace (the HTTP layer's per-host limit), while the other hosts' lanes work on oth
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -27,10 +28,42 @@ from bib.resolve.candidate import Candidate, Query
 from bib.resolve.http import Malformed, Offline, SourceFault
 from bib.resolve.score import Decision, Evidence, Scored, Verdict, decide
 from bib.resolve.sources import BatchFetch, BatchSearch, KnownIds, Role, Source, role
+from bib.resolve.text import distinctive, words
 
 T = TypeVar("T")
 VENUE_POOL = 5
 """How many of a venue's best-scoring papers are kept as candidates beside the searches'."""
+SHORTLIST = 25
+SHORTLIST_WORDS = 12
+
+
+@dataclass(frozen=True)
+class Listing:
+    """A venue's accepted papers, with an index of their words for `shortlist`."""
+
+    candidates: list[Candidate]
+    index: dict[str, list[int]]
+
+    @classmethod
+    def of(cls, candidates: list[Candidate]) -> Listing:
+        index: dict[str, list[int]] = {}
+        for number, candidate in enumerate(candidates):
+            for word in set(words(f"{candidate.title} {candidate.abstract}")):
+                index.setdefault(word, []).append(number)
+        return cls(candidates, index)
+
+    def shortlist(self, record: Record) -> list[Candidate]:
+        """The `SHORTLIST` listed papers sharing most of the record's distinctive words.
+
+        A speed trick: scoring every record against every paper of a 3,000-paper listing is
+        quadratic. The paper itself shares nearly all those words (a rewording keeps most long
+        words), another paper few; `tests/resolve/test_shortlist.py` holds the decision on the
+        shortlist to the decision on the whole listing."""
+        counts: Counter[int] = Counter()
+        for word in distinctive(record.abstract or record.title, SHORTLIST_WORDS):
+            counts.update(self.index.get(word, ()))
+        ranked = sorted(counts.items(), key=lambda pair: (-pair[1], pair[0]))[:SHORTLIST]
+        return [self.candidates[number] for number, _ in ranked]
 
 
 def evidence(record: Record) -> Evidence:
@@ -218,28 +251,28 @@ class Resolver:
 
     sources: Sequence[Source]
     warn: Callable[[str], None]
-    venues: dict[tuple[str, str, int], list[Candidate]] = field(default_factory=dict)
+    venues: dict[tuple[str, str, int], Listing] = field(default_factory=dict)
 
-    def _venue(self, source: Source, record: Record) -> list[Candidate]:
+    def _venue(self, source: Source, record: Record) -> Listing | None:
         if not record.venue or not record.year:
-            return []
+            return None
         key = (source.name, record.venue, record.year)
         if key not in self.venues:
             try:
-                self.venues[key] = source.venue(record.venue, record.year)
+                self.venues[key] = Listing.of(source.venue(record.venue, record.year))
             except Malformed as exc:
                 self.warn(f"bib: warning: {exc}; {record.venue} {record.year} not listed")
-                self.venues[key] = []
+                self.venues[key] = Listing.of([])
         return self.venues[key]
 
     def _bulk(self, works: list[Work], matchers: list[Source]) -> None:
         """Venue listings, then the papers of known ids, for every record at once."""
         for source in matchers:
             for work in works:
-                if listed := self._venue(source, work.record):
-                    work.add(
-                        s.candidate for s in decide(work.basis, listed).candidates[:VENUE_POOL]
-                    )
+                listing = self._venue(source, work.record)
+                if listing is not None and listing.candidates:
+                    pool = decide(work.basis, listing.shortlist(work.record)).candidates
+                    work.add(s.candidate for s in pool[:VENUE_POOL])
         for source in matchers:
             if not isinstance(source, BatchFetch):
                 continue

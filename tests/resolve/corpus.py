@@ -21,6 +21,7 @@ same title, the near-identical title), which must never lend their DOI or venue.
 from __future__ import annotations
 
 import dataclasses
+import random
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -119,8 +120,40 @@ def title_of(abstract: str) -> str:
     return " ".join(w.capitalize() for w in distinctive(abstract, 6))
 
 
-def papers() -> list[Paper]:
-    records = seed_records()
+SEED_COUNT = 57
+"""Places repeat every 57 records (the seed list's length), so a longer synthetic list keeps
+the seed corpus's shares: 40 in the listing, 10 only on arXiv, 7 nowhere."""
+
+
+def place(i: int) -> int:
+    return i % SEED_COUNT
+
+
+def synthetic_records(count: int) -> list[Record]:
+    """`count` distinct paper-list records for a scale run: each abstract is six sentences
+    drawn (with a fixed seed) from the pool of every seed abstract's sentences, so two of them
+    share a sentence now and then, as papers on one topic do, and rarely more."""
+    pool = [s for r in seed_records() for s in sentences(r.abstract)]
+    draw = random.Random(12)
+    records = []
+    for n in range(count):
+        abstract = " ".join(draw.sample(pool, 6))
+        records.append(
+            Record(
+                id=f"abs:synthetic{n:05d}",
+                abstract=abstract,
+                title=title_of(abstract),
+                title_derived=True,
+                venue="ICML",
+                year=2026,
+            )
+        )
+    return records
+
+
+def papers(records: list[Record] | None = None) -> list[Paper]:
+    """The corpus over `records` (default: the seed list), placed by `place(i)`."""
+    records = seed_records() if records is None else records
     count = len(records)
     found: list[Paper] = []
     for i, record in enumerate(records):
@@ -129,9 +162,10 @@ def papers() -> list[Paper]:
         other = records[(i + 7) % count].abstract
         third = sentences(records[(i + 13) % count].abstract)
         halves = sentences(other)[: len(sentences(other)) // 2] + third[len(third) // 2 :]
-        if i in ON_OPENREVIEW:
+        where = place(i)
+        if where in ON_OPENREVIEW:
             found.append(Paper(f"or{i:03d}", title, record.abstract, authors, 2026, i, True, True))
-        elif i in ON_ARXIV_ONLY:
+        elif where in ON_ARXIV_ONLY:
             found.append(
                 Paper(
                     f"ax{i:03d}",
@@ -142,7 +176,7 @@ def papers() -> list[Paper]:
                     i,
                     False,
                     True,
-                    published=final_version(i),
+                    published=final_version(where),
                 )
             )
         opening = sentences(record.abstract)[:2]
