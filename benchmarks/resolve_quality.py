@@ -45,15 +45,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bib.record import Record, evolve
 from bib.resolve.session import Session, open_session
-from bib.resolve.sources import crossref, dblp, openalex, openreview, semanticscholar
-from bib.resolve.sources import arxiv as arxiv_source
+from bib.resolve.sources import arxiv, crossref, dblp, openalex, openreview, semanticscholar
 from bib.resolve.stage import Outcome, resolve_records
 from tests.resolve import corpus, servers
 from tests.resolve.conftest import SOURCE_URLS
 
 INTERVALS = {
     "openreview": openreview.INTERVAL,
-    "arxiv": arxiv_source.INTERVAL,
+    "arxiv": arxiv.INTERVAL,
     "s2": semanticscholar.INTERVAL_KEYED,
     "openalex": openalex.INTERVAL,
     "crossref": crossref.INTERVAL,
