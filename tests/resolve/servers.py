@@ -77,6 +77,8 @@ class Faults:
     retry_after: str = "1"
     malformed: bool = False
     down: bool = False
+    malformed_under: str = ""
+    """Only paths under this prefix answer malformed bodies (one source misbehaving)."""
     down_after: int | None = None
     """Answer this many requests, then 503 to every one (a run cut off midway)."""
 
@@ -209,7 +211,8 @@ class Handler(BaseHTTPRequestHandler):
             faults.throttle -= 1
             self._send(429, "Too Many Requests", "text/plain", Retry_After=faults.retry_after)
             return True
-        if faults.malformed:
+        under = faults.malformed_under
+        if faults.malformed or (under and self.path.startswith(under)):
             self._send(200, "<html>maintenance</html>", "text/html")
             return True
         return False

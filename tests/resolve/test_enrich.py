@@ -11,7 +11,8 @@ import pytest
 
 from bib.record import Record, evolve
 from bib.resolve.candidate import Candidate
-from bib.resolve.enrich import final_venue, pick
+from bib.resolve.enrich import final_venue, pick, query_for
+from bib.resolve.http import Malformed
 from bib.resolve.session import open_session
 from bib.resolve.stage import Outcome, resolve_records
 from tests.resolve import corpus
@@ -124,3 +125,26 @@ def test_a_record_that_names_its_venue_asks_no_enricher(server: State, tmp_path:
     outcomes = resolve_records(corpus.seed_records()[40:42], session.resolver)
     assert all(o.applied and o.record.venue == "ICML" and not o.record.doi for o in outcomes)
     assert not [r for r in server.requests if r.split("/")[1] in ("openalex", "crossref", "dblp")]
+
+
+@pytest.mark.parametrize("name", ["openalex", "crossref", "dblp"])
+def test_a_malformed_enricher_answer_names_the_source(
+    name: str, server: State, tmp_path: Path
+) -> None:
+    server.faults.malformed = True
+    (enricher,) = fast(open_session(online=True, cache_dir=tmp_path, sources=[name])).sources
+    with pytest.raises(Malformed, match=f"^{name}: "):
+        enricher.search(query_for(MATCHED))
+
+
+def test_a_malformed_enricher_answer_is_a_warning_and_the_next_enricher_is_asked(
+    server: State, tmp_path: Path
+) -> None:
+    server.faults.malformed_under = "/openalex/"
+    session = fast(open_session(online=True, cache_dir=tmp_path))
+    warnings: list[str] = []
+    session.resolver.warn = warnings.append
+    i = corpus.IN_CROSSREF[0]
+    outcome = resolve_records(without_venue(corpus.seed_records()[i : i + 1]), session.resolver)
+    assert outcome[0].applied and outcome[0].record.doi == published(i).doi
+    assert [w.split(":")[:3] for w in warnings] == [["bib", " warning", " openalex"]]
