@@ -1,7 +1,7 @@
 """Resolve quality on the look-alike corpus, requests per record, and the time a 3,000-paper
 list takes at the services' published rate limits.
 
-Usage: PYTHONPATH=. python benchmarks/resolve_quality.py [--records 3000] [--replay 20] [--json]
+Usage: PYTHONPATH=. python benchmarks/resolve_quality.py [--records 3000] [--json]
 
 Quality. The 57 seed abstracts (real ICML 2026 abstracts) are resolved with every source
 (OpenReview, arXiv, Semantic Scholar; OpenAlex, Crossref, DBLP as enrichers) against the
@@ -22,8 +22,9 @@ server per source (so each source is its own host, as in real use). From its req
   fetches), then the busiest per-paper host's requests x its interval.
 Intervals: OpenReview 1 s (no published limit), arXiv 3 s (its API terms), Semantic Scholar
 1 s with a key, 3 s without (100 requests / 5 min shared pool), OpenAlex and Crossref 0.1 s,
-DBLP 1 s. `--replay F` runs the scale list again with every interval divided by F and the
-real waits, and prints the measured wall time times F: a check of the side-by-side figure.
+DBLP 1 s. That hosts are really asked side by side is a test
+(tests/resolve/test_scale.py), not a timing here: on a shared machine the local scoring
+time would swamp any scaled-down replay of the waits.
 """
 
 from __future__ import annotations
@@ -63,10 +64,10 @@ BULK = ("listing", "batch")
 
 @dataclass
 class Served:
-    states: dict[str, servers.State]
+    state: servers.State
 
     def requests(self) -> list[str]:
-        return [r for state in self.states.values() for r in state.requests]
+        return self.state.requests
 
 
 @contextmanager
@@ -74,19 +75,17 @@ def served(papers: list[corpus.Paper], *, separate: bool) -> Iterator[Served]:
     """The test server(s), every BIB_*_URL pointing at them; one server per source when
     `separate` (each source a host of its own, so hosts can be asked side by side)."""
     with ExitStack() as stack:
-        states: dict[str, servers.State] = {}
-        shared: tuple[str, servers.State] | None = None
+        state = servers.State(papers)
+        base = ""
         for variable, path in SOURCE_URLS.items():
-            if separate or shared is None:
-                running = servers.serve(papers)
+            if separate or not base:
+                running = servers.serve(papers, state)
                 stack.callback(running.close)
-                shared = next(running)
-            base, state = shared
+                base, _ = next(running)
             os.environ[variable] = f"{base}/{path}"
-            states[path] = state
         os.environ.pop("SEMANTIC_SCHOLAR_API_KEY", None)
         os.environ.pop("OPENALEX_API_KEY", None)
-        yield Served(states if separate else {"all": next(iter(states.values()))})
+        yield Served(state)
 
 
 def kind(request: str) -> str:
@@ -98,12 +97,9 @@ def kind(request: str) -> str:
     return request.split("/")[1]
 
 
-def resolved(records: list[Record], cache: Path, *, wait: float | None = None) -> list[Outcome]:
+def resolved(records: list[Record], cache: Path) -> list[Outcome]:
     session: Session = open_session(online=True, cache_dir=cache)
-    if wait is None:
-        session.http.sleep = lambda seconds: None
-    else:
-        session.http.intervals = {h: i / wait for h, i in session.http.intervals.items()}
+    session.http.sleep = lambda seconds: None
     try:
         return resolve_records(records, session.resolver)
     finally:
@@ -163,7 +159,6 @@ def minutes(counts: Counter[str], s2_interval: float) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--records", type=int, default=3000)
-    parser.add_argument("--replay", type=float, default=0.0)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     result: dict[str, Any] = {}
@@ -188,23 +183,17 @@ def main() -> None:
     with served(scale_papers, separate=True) as server, tempfile.TemporaryDirectory() as cache:
         started = time.perf_counter()
         outcomes = resolved(records, Path(cache))
-        cpu = time.perf_counter() - started
+        local = time.perf_counter() - started
         counts = Counter(kind(r) for r in server.requests())
     result["scale"] = {
         "records": len(records),
         **quality(outcomes, scale_papers),
         "requests": dict(counts),
         "requests_per_record": round(sum(counts.values()) / len(records), 3),
-        "local_run_seconds": round(cpu, 1),
+        "local_run_seconds": round(local, 1),
         "minutes_with_s2_key": minutes(counts, semanticscholar.INTERVAL_KEYED),
         "minutes_without_s2_key": minutes(counts, semanticscholar.INTERVAL_SHARED),
     }
-    if args.replay:
-        with served(scale_papers, separate=True), tempfile.TemporaryDirectory() as cache:
-            started = time.perf_counter()
-            resolved(records, Path(cache), wait=args.replay)
-            measured = (time.perf_counter() - started) * args.replay
-        result["scale"]["replayed_minutes_without_s2_key"] = round(measured / 60, 1)
     if args.json:
         print(json.dumps(result, indent=2))
         return

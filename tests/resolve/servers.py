@@ -540,9 +540,10 @@ def dblp_hit(paper: Paper, number: int) -> dict[str, Any]:
     return {"@score": "5", "@id": str(number), "info": info, "url": f"URL#{number}"}
 
 
-def serve(papers: list[Paper]) -> Iterator[tuple[str, State]]:
-    """A running server and its state, until the generator is closed."""
-    state = State(papers)
+def serve(papers: list[Paper], state: State | None = None) -> Iterator[tuple[str, State]]:
+    """A running server and its state (or `state`, shared with other servers: one host per
+    source over one corpus), until the generator is closed."""
+    state = state or State(papers)
     handler = type("BoundHandler", (Handler,), {"state": state})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
