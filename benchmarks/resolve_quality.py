@@ -1,110 +1,206 @@
 """Resolve quality on the look-alike corpus, requests per record, and the time a 3,000-paper
 list takes at the services' published rate limits.
 
-Usage: PYTHONPATH=. python benchmarks/resolve_quality.py [--json]
+Usage: PYTHONPATH=. python benchmarks/resolve_quality.py [--records 3000] [--json]
 
-The 57 seed abstracts (real ICML 2026 abstracts) are resolved against the local test server
-of tests/resolve (OpenReview, arXiv and Semantic Scholar shapes) over the corpus of
-tests/resolve/corpus.py: 40 papers in the venue listing, 10 only on arXiv with a reworded
-abstract, 7 nowhere, and three look-alikes per paper (same title and opening from another
-year, same topic, near-identical title).
+Quality. The 57 seed abstracts (real ICML 2026 abstracts) are resolved with every source
+(OpenReview, arXiv, Semantic Scholar; OpenAlex, Crossref, DBLP as enrichers) against the
+strict local servers of tests/resolve over the corpus of tests/resolve/corpus.py: 40 papers
+in the venue listing, 10 only on arXiv with a reworded abstract, 7 nowhere, three look-alikes
+per paper (same title and opening from another year, same topic, near-identical title),
+and the look-alikes' published versions in every enricher.
+- precision = correct applied matches / applied matches; recall = correct applied matches /
+  records whose paper is in some source;
+- enrichment: the arXiv-only records again without a venue (as a BibTeX or CSL input gives
+  them), so the enrichers are asked: DOIs and venues right / wrong / missing.
 
-- precision = correct applied matches / applied matches (a wrong match is any applied
-  match to a paper other than the record's own);
-- recall = correct applied matches / records whose paper is in some source;
-- requests per record = network requests / records, by source;
-- time for 3,000 records: the per-paper requests scaled from this run (bulk listing pages
-  counted as ceil(3000 / 1000) per venue), each source at its published interval (arXiv
-  1 request / 3 s; Semantic Scholar 1 / s with a key, about 1 / 3 s in the shared pool;
-  OpenReview no published limit, 1 / s here), requests made one after the other.
+Scale. `--records` synthetic paper-list records (six sentences drawn from the seed
+abstracts' sentences; the same shares of listed / arXiv-only / nowhere papers) against one
+server per source (so each source is its own host, as in real use). From its request counts:
+- one after another: the sum over sources of requests x the source's published interval;
+- hosts side by side (what `bib` does): the bulk requests first (listing pages, batch
+  fetches), then the busiest per-paper host's requests x its interval.
+Intervals: OpenReview 1 s (no published limit), arXiv 3 s (its API terms), Semantic Scholar
+1 s with a key, 3 s without (100 requests / 5 min shared pool), OpenAlex and Crossref 0.1 s,
+DBLP 1 s. That hosts are really asked side by side is a test
+(tests/resolve/test_scale.py), not a timing here: on a shared machine the local scoring
+time would swamp any scaled-down replay of the waits.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 import tempfile
+import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bib.resolve.session import open_session
-from bib.resolve.sources import arxiv, openreview, semanticscholar
-from bib.resolve.stage import resolve_records
+from bib.record import Record, evolve
+from bib.resolve.session import Session, open_session
+from bib.resolve.sources import arxiv, crossref, dblp, openalex, openreview, semanticscholar
+from bib.resolve.stage import Outcome, resolve_records
 from tests.resolve import corpus, servers
+from tests.resolve.conftest import SOURCE_URLS
 
-PAPERS = 3000
+INTERVALS = {
+    "openreview": openreview.INTERVAL,
+    "arxiv": arxiv.INTERVAL,
+    "s2": semanticscholar.INTERVAL_KEYED,
+    "openalex": openalex.INTERVAL,
+    "crossref": crossref.INTERVAL,
+    "dblp": dblp.INTERVAL,
+}
+BULK = ("listing", "batch")
 
 
-def source_of(path: str) -> str:
-    return urlsplit(path).path.split("/")[1]
+@dataclass
+class Served:
+    state: servers.State
+
+    def requests(self) -> list[str]:
+        return self.state.requests
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
-    papers = corpus.papers()
-    running = servers.serve(papers)
-    base, state = next(running)
-    os.environ.update(
-        BIB_OPENREVIEW_URL=f"{base}/openreview",
-        BIB_ARXIV_URL=f"{base}/arxiv",
-        BIB_SEMANTICSCHOLAR_URL=f"{base}/s2",
-    )
-    os.environ.pop("SEMANTIC_SCHOLAR_API_KEY", None)
-    records = corpus.seed_records()
-    with tempfile.TemporaryDirectory() as cache:
-        session = open_session(online=True, cache_dir=Path(cache))
-        session.http.sleep = lambda seconds: None
-        outcomes = resolve_records(records, session.resolver)
+@contextmanager
+def served(papers: list[corpus.Paper], *, separate: bool) -> Iterator[Served]:
+    """The test server(s), every BIB_*_URL pointing at them; one server per source when
+    `separate` (each source a host of its own, so hosts can be asked side by side)."""
+    with ExitStack() as stack:
+        state = servers.State(papers)
+        base = ""
+        for variable, path in SOURCE_URLS.items():
+            if separate or not base:
+                running = servers.serve(papers, state)
+                stack.callback(running.close)
+                base, _ = next(running)
+            os.environ[variable] = f"{base}/{path}"
+        os.environ.pop("SEMANTIC_SCHOLAR_API_KEY", None)
+        os.environ.pop("OPENALEX_API_KEY", None)
+        yield Served(state)
+
+
+def kind(request: str) -> str:
+    """The source a request went to, or 'listing' / 'batch' for the bulk requests."""
+    if "content.venueid" in request:
+        return "listing"
+    if request.startswith("POST"):
+        return "batch"
+    return request.split("/")[1]
+
+
+def resolved(records: list[Record], cache: Path) -> list[Outcome]:
+    session: Session = open_session(online=True, cache_dir=cache)
+    session.http.sleep = lambda seconds: None
+    try:
+        return resolve_records(records, session.resolver)
+    finally:
         session.close()
-    running.close()
-    by_id = {p.ident: p for p in papers} | {p.arxiv_id: p for p in papers}
-    findable = set(corpus.ON_OPENREVIEW) | set(corpus.ON_ARXIV_ONLY)
+
+
+def truth_of(papers: list[corpus.Paper]) -> dict[str, int | None]:
+    return {p.ident: p.truth for p in papers} | {p.arxiv_id: p.truth for p in papers}
+
+
+def quality(outcomes: list[Outcome], papers: list[corpus.Paper]) -> dict[str, Any]:
+    truth = truth_of(papers)
     correct = wrong = 0
     for i, outcome in enumerate(outcomes):
         best = outcome.decision.best
-        if not outcome.applied or best is None:
-            continue
-        truth = by_id[best.candidate.source_id.removeprefix("s2")].truth
-        correct, wrong = (correct + 1, wrong) if truth == i else (correct, wrong + 1)
-    verdicts = Counter(str(o.decision.verdict) for o in outcomes)
-    requests = Counter(source_of(r) for r in state.requests)
-    listing = sum(1 for r in state.requests if "content.venueid" in r)
-    per_paper = {k: v - (listing if k == "openreview" else 0) for k, v in requests.items()}
-    scale = PAPERS / len(records)
-    intervals = {
-        "openreview": openreview.INTERVAL,
-        "arxiv": arxiv.INTERVAL,
-        "s2": semanticscholar.INTERVAL_KEYED,
-    }
-    at_scale = {k: per_paper.get(k, 0) * scale for k in intervals}
-    at_scale["openreview"] += math.ceil(PAPERS / openreview.PAGE)
-    keyed = sum(at_scale[k] * intervals[k] for k in intervals)
-    shared = keyed + at_scale["s2"] * (semanticscholar.INTERVAL_SHARED - 1.0)
-    result = {
-        "records": len(records),
-        "verdicts": dict(verdicts),
+        if outcome.applied and best is not None:
+            if truth[best.candidate.source_id.removeprefix("s2")] == i:
+                correct += 1
+            else:
+                wrong += 1
+    findable = sum(1 for i in range(len(outcomes)) if corpus.place(i) < 50)
+    return {
         "precision": correct / (correct + wrong) if correct + wrong else 1.0,
-        "recall": correct / len(findable),
+        "recall": correct / findable if findable else 1.0,
         "wrong_matches": wrong,
-        "requests": dict(requests),
-        "requests_per_record": sum(requests.values()) / len(records),
-        "requests_for_3000": {k: round(v) for k, v in at_scale.items()},
-        "minutes_for_3000_with_s2_key": round(keyed / 60, 1),
-        "minutes_for_3000_shared_s2_pool": round(shared / 60, 1),
+        "verdicts": dict(Counter(str(o.decision.verdict) for o in outcomes)),
+    }
+
+
+def enrichment(outcomes: list[Outcome]) -> dict[str, int]:
+    right = wrong = missing = 0
+    for i, outcome in enumerate(outcomes, 40):
+        expected = corpus.final_version(i)
+        got = (outcome.record.venue, outcome.record.doi)
+        if expected is None:
+            wrong += got != ("", "")
+        elif got == (expected.venue, expected.doi):
+            right += 1
+        elif got == ("", ""):
+            missing += 1
+        else:
+            wrong += 1
+    return {"right": right, "wrong": wrong, "missing": missing}
+
+
+def minutes(counts: Counter[str], s2_interval: float) -> dict[str, float]:
+    intervals = {**INTERVALS, "s2": s2_interval, "listing": 1.0, "batch": s2_interval}
+    per_host = {k: n * intervals[k] for k, n in counts.items()}
+    bulk = sum(per_host.get(k, 0.0) for k in BULK)
+    paper = [v for k, v in per_host.items() if k not in BULK]
+    return {
+        "one_after_another": round(sum(per_host.values()) / 60, 1),
+        "hosts_side_by_side": round((bulk + max(paper, default=0.0)) / 60, 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--records", type=int, default=3000)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    result: dict[str, Any] = {}
+
+    papers = corpus.papers()
+    seeds = corpus.seed_records()
+    with served(papers, separate=False) as server, tempfile.TemporaryDirectory() as cache:
+        outcomes = resolved(seeds, Path(cache))
+        counts = Counter(kind(r) for r in server.requests())
+    result["corpus"] = {
+        "records": len(seeds),
+        **quality(outcomes, papers),
+        "requests": dict(counts),
+        "requests_per_record": round(sum(counts.values()) / len(seeds), 3),
+    }
+    bare = [evolve(r, venue="") for r in seeds[40:50]]
+    with served(papers, separate=False) as server, tempfile.TemporaryDirectory() as cache:
+        result["enrichment"] = enrichment(resolved(bare, Path(cache)))
+
+    records = corpus.synthetic_records(args.records)
+    scale_papers = corpus.papers(records)
+    with served(scale_papers, separate=True) as server, tempfile.TemporaryDirectory() as cache:
+        started = time.perf_counter()
+        outcomes = resolved(records, Path(cache))
+        local = time.perf_counter() - started
+        counts = Counter(kind(r) for r in server.requests())
+    result["scale"] = {
+        "records": len(records),
+        **quality(outcomes, scale_papers),
+        "requests": dict(counts),
+        "requests_per_record": round(sum(counts.values()) / len(records), 3),
+        "local_run_seconds": round(local, 1),
+        "minutes_with_s2_key": minutes(counts, semanticscholar.INTERVAL_KEYED),
+        "minutes_without_s2_key": minutes(counts, semanticscholar.INTERVAL_SHARED),
     }
     if args.json:
         print(json.dumps(result, indent=2))
         return
-    for name, value in result.items():
-        print(f"{name:34} {value}")
+    for part, values in result.items():
+        print(part)
+        for name, value in values.items():
+            print(f"  {name:34} {value}")
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ from bib.readers import bibtex_syntax, names
 from bib.readers.paperlist import decode
 from bib.readers.roundtrip import merge_links, split_note
 from bib.record import Author, EntryType, Link, Record, Source, Tag, TagKind
+from bib.resolve.provenance import provenance_of, without_provenance
 
 ENTRY_TYPES: dict[str, EntryType] = {
     "inproceedings": EntryType.INPROCEEDINGS,
@@ -125,6 +126,9 @@ def _record(entry: dict[str, str], path: str, line: int) -> Record:
     keywords = [k.strip() for k in re.split(r"[,;]", to_unicode(get("keywords", ""))) if k.strip()]
     note, derived, note_links = split_note(from_latex(get("note", "")))
     addendum, _, addendum_links = split_note(from_latex(get("addendum", "")))
+    if origin := provenance_of(addendum):  # bib writes a resolved record's provenance there
+        addendum = without_provenance(addendum)
+        note = f"{note} {origin}".strip()
     extra = tuple(
         (name, _field_value(name, value))
         for name, value in sorted(entry.items())

@@ -6,6 +6,16 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True, slots=True)
+class Enrichment:
+    """The final venue and DOI that an enriching source gave for a paper already matched."""
+
+    source: str
+    source_id: str
+    doi: str = ""
+    venue: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Candidate:
     """One paper as a source describes it; `source_id` is that source's own id."""
 
@@ -19,6 +29,8 @@ class Candidate:
     doi: str = ""
     arxiv_id: str = ""
     url: str = ""
+    enrichment: Enrichment | None = None
+    """Set on a matched paper when another source gave its final venue or DOI."""
 
 
 @dataclass(frozen=True, slots=True)

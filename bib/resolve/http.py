@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import email.utils
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -41,10 +42,17 @@ class Response:
 
 @dataclass(slots=True)
 class HostLimit:
-    """At most one request every `interval` seconds to one host."""
+    """At most one request every `interval` seconds to one host, and one at a time: `lock`
+    is held from the wait to the answer, so threads asking different hosts run side by side
+    while each host sees its own published pace."""
 
     interval: float
     last: float = float("-inf")
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def host_of(url: str) -> str:
+    return urlsplit(url).netloc
 
 
 def retry_after(value: str | None, now: float) -> float | None:
@@ -82,8 +90,13 @@ class Http:
     network_requests: int = 0
     _limits: dict[str, HostLimit] = field(default_factory=dict)
     _client: httpx.Client | None = None
+    _guard: threading.Lock = field(default_factory=threading.Lock)
 
     def client(self) -> httpx.Client:
+        with self._guard:
+            return self._open_client()
+
+    def _open_client(self) -> httpx.Client:
         if self._client is None:
             self._client = httpx.Client(
                 timeout=self.timeout,
@@ -98,12 +111,18 @@ class Http:
             self._client.close()
             self._client = None
 
-    def _wait_turn(self, host: str) -> None:
-        limit = self._limits.setdefault(host, HostLimit(self.intervals.get(host, 0.0)))
+    def _limit(self, host: str) -> HostLimit:
+        with self._guard:
+            return self._limits.setdefault(host, HostLimit(self.intervals.get(host, 0.0)))
+
+    def _wait_turn(self, limit: HostLimit) -> None:
+        """Called with `limit.lock` held."""
         wait = limit.last + limit.interval - self.clock()
         if wait > 0:
             self.sleep(wait)
         limit.last = self.clock()
+        with self._guard:
+            self.network_requests += 1
 
     def request(
         self,
@@ -114,20 +133,40 @@ class Http:
         json_body: str = "",
         headers: dict[str, str] | None = None,
         source: str = "",
+        secret: tuple[str, ...] = (),
     ) -> Response:
-        """The response (any status below 500 but 429) to one request, from the cache if held."""
+        """The response (any status below 500 but 429) to one request, from the cache if held.
+
+        Parameters named in `secret` (an API key) are sent but left out of the cache key, so
+        a new key still finds the cached answers and no key ever reaches the cache."""
         params = params or {}
-        key = request_key(method, url, params, json_body)
+        public = {k: v for k, v in params.items() if k not in secret}
+        key = request_key(method, url, public, json_body)
         cached = self.cache.get(key)
         if cached is not None:
             return Response(cached.status, cached.body, from_cache=True)
         if not self.online:
             raise Offline(f"{source or url}: not in the cache and the network was not asked for")
-        host = urlsplit(url).netloc
+        host = host_of(url)
         name = source or host
+        limit = self._limit(host)
+        with limit.lock:
+            return self._send(limit, key, method, url, params, json_body, headers or {}, name)
+
+    def _send(
+        self,
+        limit: HostLimit,
+        key: str,
+        method: str,
+        url: str,
+        params: dict[str, str],
+        json_body: str,
+        headers: dict[str, str],
+        name: str,
+    ) -> Response:
+        problem = ""
         for attempt in range(self.retries + 1):
-            self._wait_turn(host)
-            self.network_requests += 1
+            self._wait_turn(limit)
             try:
                 answer = self.client().request(
                     method,
@@ -135,7 +174,7 @@ class Http:
                     params=params,
                     content=json_body.encode("utf-8") if json_body else None,
                     headers={
-                        **(headers or {}),
+                        **headers,
                         **({"Content-Type": "application/json"} if json_body else {}),
                     },
                 )

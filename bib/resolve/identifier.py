@@ -10,7 +10,9 @@ from bib.identity import record_id
 from bib.readers.names import split_name
 from bib.record import EntryType, Link, LinkRole, Record
 from bib.resolve.candidate import Candidate
+from bib.resolve.enrich import enrich_all, wants_enrichment
 from bib.resolve.session import Session
+from bib.resolve.sources import Role, role
 from bib.resolve.stage import provenance
 
 _ARXIV_ID = r"(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?"
@@ -52,6 +54,16 @@ def looks_like_identifier(text: str) -> bool:
     return text.lower().startswith(("arxiv:", "doi:", "http://", "https://"))
 
 
+_JOURNAL = re.compile(r"\b(journal|transactions|trans\.|letters)\b", re.I)
+
+
+def entry_type(candidate: Candidate) -> EntryType:
+    """A preprint unless a final venue is known: a journal's name makes it an article."""
+    if candidate.source == "arxiv" and candidate.enrichment is None:
+        return EntryType.PREPRINT
+    return EntryType.ARTICLE if _JOURNAL.search(candidate.venue) else EntryType.INPROCEEDINGS
+
+
 def to_record(candidate: Candidate) -> Record:
     authors = tuple(split_name(a) for a in candidate.authors if a.strip())
     return Record(
@@ -63,10 +75,12 @@ def to_record(candidate: Candidate) -> Record:
             authors=authors,
         ),
         abstract=candidate.abstract,
-        entry_type=EntryType.PREPRINT if candidate.source == "arxiv" else EntryType.INPROCEEDINGS,
+        entry_type=entry_type(candidate),
         title=candidate.title,
         authors=authors,
-        venue="" if candidate.source == "arxiv" else candidate.venue,
+        venue=""
+        if candidate.source == "arxiv" and candidate.enrichment is None
+        else candidate.venue,
         year=candidate.year,
         links=(Link(candidate.url, LinkRole.PAPER),) if candidate.url else (),
         doi=candidate.doi,
@@ -86,4 +100,6 @@ def fetch_record(text: str, session: Session) -> Record:
     found = source.fetch(identifier.lookup)
     if found is None:
         raise OperationError(f"{text}: {identifier.source} knows no such paper")
+    if wants_enrichment("", found):
+        found = enrich_all(found, [s for s in session.sources if role(s) is Role.ENRICH])
     return to_record(found)

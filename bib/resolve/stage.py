@@ -14,7 +14,7 @@ from bib.readers.names import split_name
 from bib.record import Link, LinkRole, Record, evolve
 from bib.resolve.candidate import Candidate
 from bib.resolve.http import SourceFault
-from bib.resolve.provenance import provenance_of, sentence
+from bib.resolve.provenance import enrichment_sentence, provenance_of, sentence
 from bib.resolve.resolver import Resolver
 from bib.resolve.score import Decision, Verdict
 
@@ -32,7 +32,13 @@ class Outcome:
 
 
 def provenance(candidate: Candidate, score: float) -> str:
-    return sentence(candidate.source, candidate.source_id, score)
+    """The match sentence, and the enrichment sentence when another source gave the venue."""
+    found = sentence(candidate.source, candidate.source_id, score)
+    extra = candidate.enrichment
+    if extra is None:
+        return found
+    more = enrichment_sentence(extra.source, extra.source_id, doi=bool(extra.doi), venue=True)
+    return f"{found} {more}"
 
 
 def apply(record: Record, candidate: Candidate, score: float) -> Record:
@@ -49,7 +55,11 @@ def apply(record: Record, candidate: Candidate, score: float) -> Record:
         changes["arxiv_id"] = candidate.arxiv_id
     if candidate.year and not record.year:
         changes["year"] = candidate.year
-    if candidate.venue and not record.venue and candidate.source != "arxiv":
+    if (
+        candidate.venue
+        and not record.venue
+        and (candidate.source != "arxiv" or candidate.enrichment is not None)
+    ):
         changes["venue"] = candidate.venue
     if candidate.url and not record.urls(LinkRole.PAPER):
         changes["links"] = (Link(candidate.url, LinkRole.PAPER), *record.links)
@@ -67,14 +77,9 @@ def resolve_records(
     """Each record resolved once per unique paper (records sharing an id share the decision);
     only resolved decisions change a record, ambiguous ones are returned for review.
     `progress` is told the count of records done after each one."""
-    decided: dict[str, Decision] = {}
+    listed = list(records)
     outcomes = []
-    for done, record in enumerate(records, 1):
-        if progress is not None:
-            progress(done)
-        if record.id not in decided:
-            decided[record.id] = resolver.resolve(record)
-        decision = decided[record.id]
+    for record, decision in zip(listed, resolver.resolve_all(listed, progress), strict=True):
         if decision.verdict is Verdict.RESOLVED and decision.best is not None:
             outcomes.append(
                 Outcome(apply(record, decision.best.candidate, decision.best.score), decision)

@@ -28,6 +28,7 @@ from bib.latex import (
 )
 from bib.readers.names import NAME_LISTS, parse_names
 from bib.record import ET_AL, Author, EntryType, Record, TagKind
+from bib.resolve.provenance import provenance_of, without_provenance
 from bib.writers.common import (
     DEFAULT_TAG_KINDS,
     DERIVED_TITLE_NOTE,
@@ -223,17 +224,22 @@ def _entry(prepared: Prepared, dialect: str) -> dict[str, str]:
 
 
 def _put_notes(record: Record, fields: dict[str, str], biblatex: bool, ascii: bool) -> None:
-    """The note (the derived-title marker, the record's note) and the extra links: in the
-    note for BibTeX, in `addendum` for BibLaTeX."""
+    """The note (the derived-title marker, the record's note), the provenance of a resolved
+    record and the extra links: all in the note for BibTeX; for BibLaTeX the provenance and
+    the links in `addendum` (biblatex: "miscellaneous bibliographic data to be printed at
+    the end of the entry"), the rest in `note`."""
+    origin = provenance_of(record.note) if biblatex else ""
+    own = without_provenance(record.note) if origin else record.note
     note = [
         DERIVED_TITLE_NOTE if record.title_derived else "",
-        to_latex(record.note, ascii=ascii) if record.note else "",
+        to_latex(own, ascii=ascii) if own else "",
     ]
     links = [f"{label}: {link(url)}" for label, url in extra_links(record)] if record.links else []
     if biblatex:
         if value := join_sentences(note):
             fields["note"] = value
-        if value := join_sentences(links):
+        addendum = [to_latex(origin, ascii=ascii) if origin else "", *links]
+        if value := join_sentences(addendum):
             fields["addendum"] = value
     elif value := join_sentences(note + links):
         fields["note"] = value

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -16,16 +16,31 @@ def papers() -> list[corpus.Paper]:
     return corpus.papers()
 
 
+SOURCE_URLS = {
+    "BIB_OPENREVIEW_URL": "openreview",
+    "BIB_ARXIV_URL": "arxiv",
+    "BIB_SEMANTICSCHOLAR_URL": "s2",
+    "BIB_OPENALEX_URL": "openalex",
+    "BIB_CROSSREF_URL": "crossref",
+    "BIB_DBLP_URL": "dblp",
+}
+
+
+def point_at(base: str, setenv: Callable[[str, str], None]) -> None:
+    """Every source's base URL at the test server, as BIB_*_URL do for mirrors."""
+    for variable, path in SOURCE_URLS.items():
+        setenv(variable, f"{base}/{path}")
+
+
 def server_fixture(
     papers: list[corpus.Paper], monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[servers.State]:
     """The server, with every source's base URL pointing at it (as BIB_*_URL do for mirrors)."""
     running = servers.serve(papers)
     base, state = next(running)
-    monkeypatch.setenv("BIB_OPENREVIEW_URL", f"{base}/openreview")
-    monkeypatch.setenv("BIB_ARXIV_URL", f"{base}/arxiv")
-    monkeypatch.setenv("BIB_SEMANTICSCHOLAR_URL", f"{base}/s2")
+    point_at(base, monkeypatch.setenv)
     monkeypatch.delenv("SEMANTIC_SCHOLAR_API_KEY", raising=False)
+    monkeypatch.delenv("OPENALEX_API_KEY", raising=False)
     yield state
     running.close()
 

@@ -11,7 +11,7 @@ import os
 from typing import Any
 
 from bib.resolve.candidate import Candidate, Query
-from bib.resolve.http import Http, Malformed
+from bib.resolve.http import Http, Malformed, host_of
 
 NAME = "openreview"
 DEFAULT_URL = "https://api2.openreview.net"
@@ -64,7 +64,7 @@ class OpenReview:
     def __init__(self, http: Http):
         self.http = http
         self.base = os.environ.get("BIB_OPENREVIEW_URL", DEFAULT_URL).rstrip("/")
-        self.http.intervals.setdefault(self.base.split("://", 1)[-1].split("/")[0], INTERVAL)
+        self.http.intervals.setdefault(host_of(self.base), INTERVAL)
 
     def _notes(self, params: dict[str, str]) -> list[Any]:
         answer = self.http.request("GET", f"{self.base}/notes", params, source=NAME)
