@@ -221,9 +221,3 @@ def test_postgres_store_implements_the_store_interface(store: Any) -> None:
     from annotations import Store
 
     assert isinstance(store, Store)
-
-
-def test_record_editing_on_postgresql_is_one_clear_error_line(cli: Any, store: Any) -> None:
-    result = cli("set", "judge2026", "year=2025")
-    assert (result.exit_code, result.stderr.count("\n")) == (1, 1)
-    assert "not available on a PostgreSQL library yet" in result.stderr
