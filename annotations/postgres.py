@@ -26,6 +26,7 @@ import psycopg
 from psycopg import errors as pg_errors
 
 from annotations import migrate
+from annotations.names import check_user, current_user
 from annotations.rows import RowStore, note_body, now
 from annotations.store import MARK, Filters, Hit
 from annotations.sync_state import RowId, SyncRow
@@ -61,8 +62,9 @@ def _applied(conn: psycopg.Connection[Any]) -> set[int]:
     return {int(row[0]) for row in conn.execute("SELECT number FROM schema_migrations")}
 
 
-def migrate_schema(conn: psycopg.Connection[Any]) -> list[int]:
-    """Apply the migrations the database lacks, in one transaction under the advisory lock."""
+def migrate_schema(conn: psycopg.Connection[Any], user: str = "") -> list[int]:
+    """Apply the migrations the database lacks, in one transaction under the advisory lock;
+    `user` owns rows a migration gives an owner (migrations/README.md)."""
     shipped = _migrations()
     newest = shipped[-1].number if shipped else 0
     done = _applied(conn)
@@ -81,6 +83,11 @@ def migrate_schema(conn: psycopg.Connection[Any]) -> list[int]:
         )
         done = _applied(conn)  # another client may have upgraded while we waited
         todo = [m for m in shipped if m.number not in done]
+        conn.execute(
+            f"CREATE TEMP TABLE IF NOT EXISTS {migrate.CONTEXT} (name TEXT PRIMARY KEY,"
+            " value TEXT) ON COMMIT DROP"
+        )
+        conn.execute(f"INSERT INTO {migrate.CONTEXT} VALUES ('user', %s)", (user,))
         for migration in todo:
             conn.execute(migration.sql.encode())
             conn.execute(
@@ -103,8 +110,9 @@ def _refusal(exc: psycopg.Error) -> OperationError:
 class PostgresStore(RowStore):
     """A library in a PostgreSQL database (see the module docstring for the guarantees)."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, user: str | None = None) -> None:
         self.path: Path | None = None
+        self.user = check_user(user) if user is not None else current_user()
         self.location = redacted(url)
         try:
             self.conn: psycopg.Connection[Any] = psycopg.connect(url, autocommit=True)
@@ -114,7 +122,7 @@ class PostgresStore(RowStore):
                 f"cannot open the library {self.location}: {reason.replace(url, self.location)}"
             ) from None
         try:
-            migrate_schema(self.conn)
+            migrate_schema(self.conn, self.user)
         except pg_errors.InsufficientPrivilege:
             self.conn.close()
             raise OperationError(

@@ -31,6 +31,7 @@ from annotations.store import (
     ImportReport,
     Note,
     NotesImportReport,
+    Reading,
     RecordRevision,
     Revision,
     Status,
@@ -61,7 +62,10 @@ PER_RECORD_TABLES = (
 )
 """Tables whose rows belong to one record (`record_id`), deleted with it by a purge."""
 
-NOTE_COLUMNS = "n.id, n.uuid, n.record_id, r.key, n.body, n.created, n.updated, n.deleted_at"
+NOTE_COLUMNS = (
+    "n.id, n.uuid, n.record_id, r.key, n.body, n.created, n.updated, n.deleted_at,"
+    " n.author, n.edited_by"
+)
 
 
 def now() -> str:
@@ -74,6 +78,7 @@ class RowStore:
 
     conn: Any
     path: Path | None
+    user: str
 
     TAG_ORDER: ClassVar[str] = "tag"
     """ORDER BY expression putting a record's personal tags in case-insensitive order."""
@@ -310,25 +315,45 @@ class RowStore:
 
         return self._write(action)
 
-    def entry(self, key: str) -> Entry:
+    def entry(self, key: str, *, user: str | None = None) -> Entry:
+        """A paper with everything added to it; rating and status are `user`'s (default:
+        the store's user), `readings` everyone's."""
         with self._read() as conn:
             record_id = self._record_row(conn, key)[0]
-            return self._entries(conn, "r.id = ?", [record_id], full=True)[0]
+            return self._entries(conn, "r.id = ?", [record_id], full=True, reader=user)[0]
 
-    def entries(self, filters: Filters = ALL, *, full: bool = False) -> list[Entry]:
+    def entries(
+        self,
+        filters: Filters = ALL,
+        *,
+        full: bool = False,
+        user: str | None = None,
+        all_users: bool = False,
+    ) -> list[Entry]:
+        """The papers `filters` selects; rating, status and their filters are `user`'s
+        (default: the store's user); `all_users` adds every reader's to `readings`."""
         where, params = self._where(filters)
         with self._read() as conn:
-            return self._entries(conn, where, params, full=full)
+            return self._entries(conn, where, params, full=full, reader=user, all_users=all_users)
 
-    def _entries(self, conn: Any, where: str, params: Sequence[Any], *, full: bool) -> list[Entry]:
+    def _entries(
+        self,
+        conn: Any,
+        where: str,
+        params: Sequence[Any],
+        *,
+        full: bool,
+        reader: str | None = None,
+        all_users: bool = False,
+    ) -> list[Entry]:
         rows = self._exec(
             conn,
             "SELECT r.id, r.key, r.data, r.added, r.updated, r.deleted_at, r.user_fields,"
             f" g.rating, coalesce(g.status, 'unread'), {self.TAGS_OF_RECORD},"
             " (SELECT count(*) FROM notes WHERE record_id = r.id AND deleted_at IS NULL)"
-            f" FROM records r LEFT JOIN reading g ON g.record_id = r.id WHERE {where}"
-            f" ORDER BY {self.KEY_ORDER}",
-            params,
+            " FROM records r LEFT JOIN reading g ON g.record_id = r.id AND g.reader = ?"
+            f" WHERE {where} ORDER BY {self.KEY_ORDER}",
+            [reader if reader is not None else self.user, *params],
         ).fetchall()
         result = []
         for row in rows:
@@ -337,6 +362,7 @@ class RowStore:
             aliases: tuple[str, ...] = ()
             notes: tuple[Note, ...] = ()
             attachments: tuple[Attachment, ...] = ()
+            readings = self._readings(conn, record_id) if full or all_users else ()
             if full:
                 attachments = self._attachments(conn, record_id)
                 aliases = self._aliases(conn, record_id)
@@ -357,9 +383,31 @@ class RowStore:
                     deleted_at=deleted_at,
                     user_fields=tuple(codec.json_list(user_fields)),
                     attachments=attachments,
+                    readings=readings,
                 )
             )
         return result
+
+    def _readings(self, conn: Any, record_id: str) -> tuple[Reading, ...]:
+        rows = self._exec(
+            conn,
+            "SELECT reader, rating, status, updated FROM reading WHERE record_id = ?"
+            " ORDER BY reader",
+            (record_id,),
+        ).fetchall()
+        return tuple(
+            Reading(user, rating, Status(status), stamp) for user, rating, status, stamp in rows
+        )
+
+    def readers(self) -> list[str]:
+        """Everyone who rated, set a status or wrote a note, in name order."""
+        with self._read() as conn:
+            rows = self._exec(
+                conn,
+                "SELECT reader FROM reading UNION SELECT author FROM notes"
+                " UNION SELECT edited_by FROM notes",
+            ).fetchall()
+        return sorted({row[0] for row in rows if row[0]})
 
     def _aliases(self, conn: Any, record_id: str) -> tuple[str, ...]:
         rows = self._exec(
@@ -525,13 +573,20 @@ class RowStore:
         with self._read() as conn:
             return self._note(conn, note_id)
 
-    def notes(self, key: str | None = None, *, include_deleted: bool = False) -> list[Note]:
+    def notes(
+        self, key: str | None = None, *, include_deleted: bool = False, author: str | None = None
+    ) -> list[Note]:
+        """Notes of one paper (or all), live ones unless `include_deleted`; `author` keeps
+        only the notes that person wrote."""
         with self._read() as conn:
             clauses: list[str] = []
             params: list[Any] = []
             if key is not None:
                 clauses.append("n.record_id = ?")
                 params.append(self._record_row(conn, key)[0])
+            if author is not None:
+                clauses.append("n.author = ?")
+                params.append(author)
             if not include_deleted:
                 clauses.append("n.deleted_at IS NULL")
             return self._notes(conn, " AND ".join(clauses) or "TRUE", params)
@@ -545,16 +600,30 @@ class RowStore:
             note_uuid = str(uuid.uuid4())
             (note_id,) = self._exec(
                 conn,
-                "INSERT INTO notes (uuid, record_id, body, created, updated)"
-                " VALUES (?, ?, ?, ?, ?) RETURNING id",
-                (note_uuid, record_id, body, stamp, stamp),
+                "INSERT INTO notes (uuid, record_id, body, created, updated, author, edited_by)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                (note_uuid, record_id, body, stamp, stamp, self.user, self.user),
             ).fetchall()[0]
-            return Note(int(note_id), note_uuid, record_id, current, body, stamp, stamp)
+            return Note(
+                int(note_id),
+                note_uuid,
+                record_id,
+                current,
+                body,
+                stamp,
+                stamp,
+                author=self.user,
+                edited_by=self.user,
+            )
 
         return self._write(action)
 
     def edit_note(self, note_id: int, body: str) -> Note:
-        """Replace a note's text, keeping the previous text as a revision."""
+        """Replace a note's text, keeping the previous text (and who wrote it) as a revision.
+
+        The note's row is locked first (PostgreSQL), so of two people saving at once the
+        second one replaces the first one's text, which stays in the history: no edit is
+        lost. `bib note edit` tells the second one (`replaced_meanwhile`)."""
         body = self._clean_body(body)
 
         def action(conn: Any) -> Note:
@@ -566,13 +635,16 @@ class RowStore:
             stamp = now()
             self._exec(
                 conn,
-                "INSERT INTO note_revisions (note_id, body, created, replaced) VALUES (?, ?, ?, ?)",
-                (note_id, note.body, note.updated, stamp),
+                "INSERT INTO note_revisions (note_id, body, created, replaced, author)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (note_id, note.body, note.updated, stamp, note.edited_by or note.author),
             )
             self._exec(
-                conn, "UPDATE notes SET body = ?, updated = ? WHERE id = ?", (body, stamp, note_id)
+                conn,
+                "UPDATE notes SET body = ?, updated = ?, edited_by = ? WHERE id = ?",
+                (body, stamp, self.user, note_id),
             )
-            return dataclasses.replace(note, body=body, updated=stamp)
+            return dataclasses.replace(note, body=body, updated=stamp, edited_by=self.user)
 
         return self._write(action)
 
@@ -603,7 +675,8 @@ class RowStore:
             self._note(conn, note_id)
             rows = self._exec(
                 conn,
-                "SELECT body, created, replaced FROM note_revisions WHERE note_id = ? ORDER BY id",
+                "SELECT body, created, replaced, author FROM note_revisions WHERE note_id = ?"
+                " ORDER BY id",
                 (note_id,),
             ).fetchall()
             return [Revision(*row) for row in rows]
@@ -619,14 +692,16 @@ class RowStore:
         return self._set_reading(key, "status", str(Status(status)))
 
     def _set_reading(self, key: str, column: str, value: object) -> Entry:
+        """Set the store user's own rating or status (nobody sets another's)."""
+
         def action(conn: Any) -> Entry:
             record_id = self._record_row(conn, key)[0]
             self._exec(
                 conn,
-                f"INSERT INTO reading (record_id, {column}, updated) VALUES (?, ?, ?)"
-                f" ON CONFLICT (record_id) DO UPDATE SET {column} = excluded.{column},"
+                f"INSERT INTO reading (record_id, reader, {column}, updated) VALUES (?, ?, ?, ?)"
+                f" ON CONFLICT (record_id, reader) DO UPDATE SET {column} = excluded.{column},"
                 " updated = excluded.updated",
-                (record_id, value, now()),
+                (record_id, self.user, value, now()),
             )
             return self._entries(conn, "r.id = ?", [record_id], full=False)[0]
 
@@ -670,14 +745,12 @@ class RowStore:
         where, params = self._where(filters)
         with self._read() as conn:
             papers = []
-            for entry in self._entries(conn, where, params, full=False):
+            for entry in self._entries(conn, where, params, full=False, all_users=True):
                 record = entry.record
-                annotated = entry.rating or entry.status != Status.UNREAD or entry.personal_tags
+                annotated = entry.readings or entry.personal_tags
                 if not (entry.note_count or annotated or self._has_notes(conn, record.id)):
                     continue
-                reading = self._exec(
-                    conn, "SELECT updated FROM reading WHERE record_id = ?", (record.id,)
-                ).fetchone()
+                mine = [r for r in entry.readings if r.user == self.user]
                 notes = [
                     self._note_dump(conn, note)
                     for note in self._notes(conn, "n.record_id = ?", [record.id])
@@ -694,7 +767,16 @@ class RowStore:
                         "url": record.url,
                         "rating": entry.rating,
                         "status": str(entry.status),
-                        "reading_updated": reading[0] if reading else None,
+                        "reading_updated": mine[0].updated if mine else None,
+                        "readings": [
+                            {
+                                "user": r.user,
+                                "rating": r.rating,
+                                "status": str(r.status),
+                                "updated": r.updated,
+                            }
+                            for r in entry.readings
+                        ],
                         "tags": list(entry.personal_tags),
                         "notes": notes,
                         "record": codec.to_dict(record),
@@ -710,7 +792,8 @@ class RowStore:
     def _note_dump(self, conn: Any, note: Note) -> dict[str, Any]:
         revisions = self._exec(
             conn,
-            "SELECT body, created, replaced FROM note_revisions WHERE note_id = ? ORDER BY id",
+            "SELECT body, created, replaced, author FROM note_revisions WHERE note_id = ?"
+            " ORDER BY id",
             (note.id,),
         ).fetchall()
         return {
@@ -719,7 +802,11 @@ class RowStore:
             "created": note.created,
             "updated": note.updated,
             "deleted": note.deleted_at,
-            "revisions": [{"body": b, "created": c, "replaced": r} for b, c, r in revisions],
+            "author": note.author,
+            "edited_by": note.edited_by,
+            "revisions": [
+                {"body": b, "created": c, "replaced": r, "author": a} for b, c, r, a in revisions
+            ],
         }
 
     def _has_notes(self, conn: Any, record_id: str) -> bool:
@@ -776,36 +863,58 @@ class RowStore:
         return record.id
 
     def _import_reading(self, conn: Any, record_id: str, paper: Mapping[str, Any]) -> None:
-        stamp = paper.get("reading_updated")
-        if stamp is None:
-            return
-        local = self._exec(
-            conn, "SELECT updated FROM reading WHERE record_id = ?", (record_id,)
-        ).fetchone()
-        if local is not None and local[0] >= stamp:
-            return
-        self._exec(
-            conn,
-            "INSERT INTO reading (record_id, rating, status, updated) VALUES (?, ?, ?, ?)"
-            " ON CONFLICT (record_id) DO UPDATE SET rating = excluded.rating,"
-            " status = excluded.status, updated = excluded.updated",
-            (record_id, paper.get("rating"), paper.get("status", "unread"), stamp),
-        )
+        """Every reader's rating and status from the file, each kept when it is newer than
+        the library's; a file from before readers (no `readings`) holds the importer's."""
+        readings = paper.get("readings")
+        if readings is None:
+            stamp = paper.get("reading_updated")
+            if stamp is None:
+                return
+            readings = [
+                {
+                    "user": self.user,
+                    "rating": paper.get("rating"),
+                    "status": paper.get("status", "unread"),
+                    "updated": stamp,
+                }
+            ]
+        for reading in readings:
+            local = self._exec(
+                conn,
+                "SELECT updated FROM reading WHERE record_id = ? AND reader = ?",
+                (record_id, reading["user"]),
+            ).fetchone()
+            if local is not None and local[0] >= reading["updated"]:
+                continue
+            self._exec(
+                conn,
+                "INSERT INTO reading (record_id, reader, rating, status, updated)"
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (record_id, reader) DO UPDATE SET"
+                " rating = excluded.rating, status = excluded.status, updated = excluded.updated",
+                (
+                    record_id,
+                    reading["user"],
+                    reading.get("rating"),
+                    reading.get("status", "unread"),
+                    reading["updated"],
+                ),
+            )
 
     def _import_note(
         self, conn: Any, record_id: str, note: Mapping[str, Any], report: NotesImportReport
     ) -> None:
+        author = note.get("author", self.user)  # a file from before authors: the importer's
         row = self._exec(
             conn,
-            "SELECT id, record_id, body, updated, deleted_at FROM notes WHERE uuid = ?"
+            "SELECT id, record_id, body, updated, deleted_at, edited_by FROM notes WHERE uuid = ?"
             + self.FOR_UPDATE,
             (note["uuid"],),
         ).fetchone()
         if row is None:
             (note_id,) = self._exec(
                 conn,
-                "INSERT INTO notes (uuid, record_id, body, created, updated, deleted_at)"
-                " VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+                "INSERT INTO notes (uuid, record_id, body, created, updated, deleted_at, author,"
+                " edited_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                 (
                     note["uuid"],
                     record_id,
@@ -813,25 +922,27 @@ class RowStore:
                     note["created"],
                     note["updated"],
                     note.get("deleted"),
+                    author,
+                    note.get("edited_by", author),
                 ),
             ).fetchall()[0]
             report.notes_added += 1
         else:
-            note_id, owner, body, updated, deleted_at = row
+            note_id, owner, body, updated, deleted_at, edited_by = row
             if owner != record_id:
                 raise BibError(f"note {note['uuid']} belongs to another paper in the library")
             changed = False
             if note["body"] != body and note["updated"] > updated:
                 self._exec(
                     conn,
-                    "INSERT INTO note_revisions (note_id, body, created, replaced)"
-                    " VALUES (?, ?, ?, ?)",
-                    (note_id, body, updated, note["updated"]),
+                    "INSERT INTO note_revisions (note_id, body, created, replaced, author)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    (note_id, body, updated, note["updated"], edited_by),
                 )
                 self._exec(
                     conn,
-                    "UPDATE notes SET body = ?, updated = ? WHERE id = ?",
-                    (note["body"], note["updated"], note_id),
+                    "UPDATE notes SET body = ?, updated = ?, edited_by = ? WHERE id = ?",
+                    (note["body"], note["updated"], note.get("edited_by", author), note_id),
                 )
                 changed = True
             if note.get("deleted") and deleted_at is None and note["deleted"] > updated:
@@ -853,9 +964,15 @@ class RowStore:
             if (revision["body"], revision["created"]) not in known:
                 self._exec(
                     conn,
-                    "INSERT INTO note_revisions (note_id, body, created, replaced)"
-                    " VALUES (?, ?, ?, ?)",
-                    (note_id, revision["body"], revision["created"], revision["replaced"]),
+                    "INSERT INTO note_revisions (note_id, body, created, replaced, author)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    (
+                        note_id,
+                        revision["body"],
+                        revision["created"],
+                        revision["replaced"],
+                        revision.get("author", author),
+                    ),
                 )
 
     # Whole-library copy (annotations.copy)
@@ -867,6 +984,15 @@ class RowStore:
                 conn, f"SELECT {', '.join(columns)} FROM {table} ORDER BY {order}"
             ).fetchall()
         return [dict(zip(columns, row, strict=True)) for row in result]
+
+
+def replaced_meanwhile(history: Sequence[Revision], before: Note, after: Note) -> Revision | None:
+    """The text someone else saved between reading `before` and saving `after`, which the
+    save replaced (it is in `history`), or None when the save replaced `before` itself."""
+    for revision in history:
+        if revision.replaced == after.updated and revision.created != before.updated:
+            return revision
+    return None
 
 
 def stamp_of(text: str) -> str:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from annotations import migrate
+from annotations.names import check_user, current_user
 from annotations.rows import ALL, EDITABLE, RowStore, now
 from annotations.store import MARK, Filters, Hit
 from annotations.sync_state import RowId, SQLiteSyncTables, SyncRow
@@ -115,10 +116,15 @@ def _open(path: Path | str, read_only: bool) -> sqlite3.Connection:
 
 
 def connect(
-    path: Path | str, *, upto: int | None = None, migrations: Path | None = None
+    path: Path | str,
+    *,
+    upto: int | None = None,
+    migrations: Path | None = None,
+    user: str | None = None,
 ) -> sqlite3.Connection:
     """Open (creating and migrating when needed) a library; `upto` stops migrations early;
-    `migrations` is another folder of migrations (default: the shipped ones).
+    `migrations` is another folder of migrations (default: the shipped ones); `user` owns
+    rows a migration gives an owner (default: the current user).
 
     A library on a place that refuses writes opens read-only: listing, showing, searching and
     exporting work, and a change fails with one line."""
@@ -152,7 +158,7 @@ def connect(
                 backup_to(conn, Path(f"{path}.schema-{current}.bak"))
             _retry(lambda: conn.execute("BEGIN IMMEDIATE"), "migrating")
             try:
-                migrate.apply(conn, upto=upto, source=migrations)
+                migrate.apply(conn, upto=upto, source=migrations, user=user or current_user())
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise
@@ -211,10 +217,11 @@ def backup_to(conn: sqlite3.Connection, dest: Path) -> None:
 class SQLiteStore(RowStore):
     """The library in one SQLite file (see the module docstring for the guarantees)."""
 
-    def __init__(self, path: Path | str, *, upto: int | None = None):
+    def __init__(self, path: Path | str, *, upto: int | None = None, user: str | None = None):
         self.path = None if str(path) == ":memory:" else Path(path)
+        self.user = check_user(user) if user is not None else current_user()
         try:
-            self.conn = connect(path, upto=upto)
+            self.conn = connect(path, upto=upto, user=self.user)
         except sqlite3.DatabaseError as exc:
             raise BibError(f"cannot open the library: {exc}", path) from None
         except OSError as exc:

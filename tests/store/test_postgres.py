@@ -174,7 +174,8 @@ def test_eight_clients_upgrading_a_new_database_at_once_take_turns(
     assert [e for e in errors if e.strip()] == []
     with psycopg.connect(pg_database) as conn:
         numbers = [r[0] for r in conn.execute("SELECT number FROM schema_migrations")]
-    assert sorted(numbers) == [1, 2, 3, 10, 20]
+    shipped = (ROOT / "annotations" / "pg_migrations").glob("[0-9][0-9][0-9][0-9]_*.sql")
+    assert sorted(numbers) == sorted(int(path.name[:4]) for path in shipped)
 
 
 def test_a_failed_connection_never_shows_the_password(postgres_server: Any) -> None:
