@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from annotations.records import edit_text, parse_edit
 from annotations import Store
+from annotations.records import edit_text, parse_edit
 from bib.errors import BibError
 from bib.record import LinkRole
+
 
 def script_editor(tmp_path: Path, body: str, name: str = "editor.py") -> str:
     """An $EDITOR running `body` (Python, with `path` the file to edit and `text` its
@@ -173,9 +174,7 @@ def test_set_key_points_to_rekey(cli, store: Store) -> None:
     assert "bib rekey" in result.stderr
 
 
-def test_revert_after_two_edits_brings_back_the_first_text_and_keeps_all(
-    cli, store: Store
-) -> None:
+def test_revert_after_two_edits_brings_back_the_first_text_and_keeps_all(cli, store: Store) -> None:
     cli("set", "usmoe2026", "title=Second")
     cli("set", "usmoe2026", "title=Third")
     assert cli("revert", "usmoe2026", "1").exit_code == 0
@@ -196,9 +195,7 @@ def test_revert_to_a_revision_that_does_not_exist_is_refused(cli, store: Store) 
     assert "versions 1 to 1" in result.stderr
 
 
-def test_import_keeps_an_edited_field_and_reports_the_conflict(
-    cli, store: Store, papers
-) -> None:
+def test_import_keeps_an_edited_field_and_reports_the_conflict(cli, store: Store, papers) -> None:
     cli("set", "usmoe2026", "title=My Title")
     changed = dataclasses.replace(papers[0], title="Their New Title", year=2027)
     report = store.upsert([changed])
@@ -244,9 +241,7 @@ def test_restore_brings_a_removed_paper_back(cli, store: Store) -> None:
     assert "usmoe2026" in cli("list").stdout
 
 
-def test_reimport_does_not_resurrect_a_removed_paper_unless_restore(
-    store: Store, papers
-) -> None:
+def test_reimport_does_not_resurrect_a_removed_paper_unless_restore(store: Store, papers) -> None:
     store.remove(["usmoe2026"])
     assert store.upsert(papers).removed == ["usmoe2026"]
     assert store.entry("usmoe2026").deleted
