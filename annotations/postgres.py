@@ -27,7 +27,7 @@ from psycopg import errors as pg_errors
 
 from annotations import migrate
 from annotations.names import check_user, current_user
-from annotations.rows import RowStore, note_body, now
+from annotations.rows import RowStore, note_body, now, ranked_hits
 from annotations.store import MARK, Filters, Hit
 from annotations.sync_state import RowId, SyncRow
 from bib.errors import BibError, OperationError
@@ -136,25 +136,10 @@ class PostgresStore(RowStore):
 
     # Lifecycle and transactions
 
-    def __enter__(self) -> PostgresStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        self.conn.close()
-
     @contextlib.contextmanager
-    def transaction(self, *, write: bool = True) -> Iterator[psycopg.Connection[Any]]:
-        """One transaction; nested calls join the outer one, so a batch commits as a whole."""
-        if self._depth:
-            self._depth += 1
-            try:
-                yield self.conn
-            finally:
-                self._depth -= 1
-            return
+    def _outermost(self, *, write: bool) -> Iterator[psycopg.Connection[Any]]:
+        """The outermost transaction: a read sees one snapshot; a refusal is one line (an
+        abort `_write` retries is passed on as it is)."""
         self._depth = 1
         try:
             with self.conn.transaction():
@@ -186,9 +171,6 @@ class PostgresStore(RowStore):
                 time.sleep(delay * (0.5 + random.random()))
                 delay = min(delay * 2, 0.5)
         raise AssertionError("unreachable")
-
-    def _read(self) -> contextlib.AbstractContextManager[psycopg.Connection[Any]]:
-        return self.transaction(write=False)
 
     # Dialect (annotations.rows holds the rest): `%s` placeholders; keys, aliases and tags
     # compare through lower() (the unique indexes are on lower(...)); rows about to change
@@ -247,7 +229,6 @@ class PostgresStore(RowStore):
         start, end = MARK
         options = f"StartSel={start}, StopSel={end}, MaxWords=16, MinWords=8"
         whole = f"StartSel={start}, StopSel={end}, HighlightAll=true"
-        hits: dict[str, dict[str, Any]] = {}
         with self._read() as conn:
             try:
                 with conn.transaction():
@@ -273,20 +254,7 @@ class PostgresStore(RowStore):
             except pg_errors.SyntaxError as exc:
                 first = str(exc).strip().splitlines()[0]
                 raise BibError(f"malformed search query {query!r}: {first}") from None
-        for key, title, score, *snippets in records:
-            hit = hits.setdefault(key, {"title": title, "score": score, "snippets": []})
-            for name, snippet in zip(("title", "abstract", "tags"), snippets, strict=True):
-                if start in snippet:
-                    hit["snippets"].append((name, snippet))
-        for key, title, score, note_id, snippet in notes:
-            hit = hits.setdefault(key, {"title": title, "score": score, "snippets": []})
-            hit["score"] = min(hit["score"], score)
-            hit["snippets"].append((f"note {note_id}", snippet))
-        ranked = sorted(hits.items(), key=lambda item: (item[1]["score"], item[0]))[:limit]
-        return [
-            Hit(key, h["title"], round(float(h["score"]), 4), tuple(h["snippets"]))
-            for key, h in ranked
-        ]
+        return ranked_hits(records, notes, limit)
 
     # Whole-library copy (annotations.copy)
 

@@ -11,23 +11,26 @@ backups and the Zotero sync state.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import difflib
 import json
 import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, Self, TypeVar
 
 from annotations import codec
 from annotations.names import check_key, check_tag
 from annotations.store import (
+    MARK,
     Attachment,
     Entry,
     FieldConflict,
     Filters,
+    Hit,
     ImportReport,
     Note,
     NotesImportReport,
@@ -108,7 +111,33 @@ class RowStore:
     def _clean_body(self, body: str) -> str:
         return note_body(body)
 
-    def transaction(self, *, write: bool = True) -> AbstractContextManager[Any]:
+    _depth: int = 0
+    """How many `transaction()` blocks are open: only the outermost one commits."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.conn.close()
+
+    @contextlib.contextmanager
+    def transaction(self, *, write: bool = True) -> Iterator[Any]:
+        """One transaction; nested calls join the outer one, so a batch commits as a whole."""
+        if self._depth:
+            self._depth += 1
+            try:
+                yield self.conn
+            finally:
+                self._depth -= 1
+            return
+        with self._outermost(write=write) as conn:
+            yield conn
+
+    def _outermost(self, *, write: bool) -> AbstractContextManager[Any]:
+        """Begin and end the outermost transaction (setting `_depth`); the backend's."""
         raise NotImplementedError
 
     def _write(self, action: Callable[[Any], T]) -> T:
@@ -984,6 +1013,30 @@ class RowStore:
                 conn, f"SELECT {', '.join(columns)} FROM {table} ORDER BY {order}"
             ).fetchall()
         return [dict(zip(columns, row, strict=True)) for row in result]
+
+
+def ranked_hits(
+    records: Iterable[Sequence[Any]], notes: Iterable[Sequence[Any]], limit: int
+) -> list[Hit]:
+    """Search results from a backend's two queries: record matches (key, title, score, then
+    the title, abstract and tags snippets) and note matches (key, title, score, note id,
+    snippet). Each paper once, at its best score (lower is better), with the snippets that
+    highlight something, best first."""
+    start = MARK[0]
+    hits: dict[str, dict[str, Any]] = {}
+    for key, title, score, *snippets in records:
+        hit = hits.setdefault(key, {"title": title, "score": score, "snippets": []})
+        for name, text in zip(("title", "abstract", "tags"), snippets, strict=True):
+            if start in text:
+                hit["snippets"].append((name, text))
+    for key, title, score, note_id, text in notes:
+        hit = hits.setdefault(key, {"title": title, "score": score, "snippets": []})
+        hit["score"] = min(hit["score"], score)
+        hit["snippets"].append((f"note {note_id}", text))
+    ranked = sorted(hits.items(), key=lambda item: (item[1]["score"], item[0]))[:limit]
+    return [
+        Hit(key, h["title"], round(float(h["score"]), 4), tuple(h["snippets"])) for key, h in ranked
+    ]
 
 
 def replaced_meanwhile(history: Sequence[Revision], before: Note, after: Note) -> Revision | None:

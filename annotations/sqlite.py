@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 from annotations import migrate
 from annotations.names import check_user, current_user
-from annotations.rows import ALL, EDITABLE, RowStore, now
+from annotations.rows import ALL, EDITABLE, RowStore, now, ranked_hits
 from annotations.store import MARK, Filters, Hit
 from annotations.sync_state import RowId, SQLiteSyncTables, SyncRow
 from bib.errors import BibError, OperationError
@@ -230,25 +230,9 @@ class SQLiteStore(RowStore):
 
     # Lifecycle and transactions
 
-    def __enter__(self) -> SQLiteStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        self.conn.close()
-
     @contextlib.contextmanager
-    def transaction(self, *, write: bool = True) -> Iterator[sqlite3.Connection]:
-        """One transaction; nested calls join the outer one, so a batch commits as a whole."""
-        if self._depth:
-            self._depth += 1
-            try:
-                yield self.conn
-            finally:
-                self._depth -= 1
-            return
+    def _outermost(self, *, write: bool) -> Iterator[sqlite3.Connection]:
+        """The outermost transaction: the write lock up front, a refusal as one line."""
         begin = "BEGIN IMMEDIATE" if write else "BEGIN"
         _retry(lambda: self.conn.execute(begin), "waiting for the write lock")
         self._depth = 1
@@ -268,9 +252,6 @@ class SQLiteStore(RowStore):
             if self.conn.in_transaction:
                 self.conn.execute("ROLLBACK")
             raise OperationError(f"the library could not save the change: {exc}") from exc
-
-    def _read(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
-        return self.transaction(write=False)
 
     # Dialect (annotations.rows holds the rest): keys, aliases and tags are COLLATE NOCASE
     # columns, so plain comparisons ignore case and use their indexes; BEGIN IMMEDIATE
@@ -312,7 +293,6 @@ class SQLiteStore(RowStore):
         if not match:
             raise BibError("empty search query")
         start, end = MARK
-        hits: dict[str, dict[str, Any]] = {}
         with self._read() as conn:
             records = _fts_rows(
                 conn,
@@ -338,22 +318,12 @@ class SQLiteStore(RowStore):
             )
         if isinstance(records, Exception) and isinstance(notes, Exception):
             raise BibError(f"malformed search query {query!r}: {records}")
-        for key, title, score, *snippets in [] if isinstance(records, Exception) else records:
-            hit = hits.setdefault(key, {"title": title, "score": score, "snippets": []})
-            for name, text in zip(("title", "abstract", "tags"), snippets, strict=True):
-                if start in text:
-                    hit["snippets"].append((name, text))
-        rows = [] if isinstance(notes, Exception) else notes
-        for key, title, score, note_id, text in rows:
-            hit = hits.setdefault(key, {"title": title, "score": score, "snippets": []})
-            hit["score"] = min(hit["score"], score)
-            hit["snippets"].append((f"note {note_id}", text))
-        ranked = sorted(hits.items(), key=lambda item: (item[1]["score"], item[0]))[:limit]
-        return [
-            Hit(key, h["title"], round(h["score"], 4), tuple(h["snippets"])) for key, h in ranked
-        ]
+        return ranked_hits(
+            [] if isinstance(records, Exception) else records,
+            [] if isinstance(notes, Exception) else notes,
+            limit,
+        )
 
-    # Exchange
     # Whole-library copy (annotations.copy)
 
     def insert_rows(self, table: str, rows: Sequence[Mapping[str, Any]]) -> list[int | None]:
