@@ -56,12 +56,13 @@ def is_url(location: Path | str) -> bool:
     return isinstance(location, str) and location.startswith(SCHEMES)
 
 
-def open_store(location: Path | str | None = None) -> Store:
-    """Open the library at `location` (default: `default_path()`), creating and migrating it."""
+def open_store(location: Path | str | None = None, *, user: str | None = None) -> Store:
+    """Open the library at `location` (default: `default_path()`), creating and migrating it,
+    for `user` (default: `BIB_USER`, else the login name)."""
     if location is None:
         target = default_path()
         target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        return SQLiteStore(target)
+        return SQLiteStore(target, user=user)
     if is_url(location):
         try:
             from annotations.postgres import PostgresStore
@@ -69,5 +70,5 @@ def open_store(location: Path | str | None = None) -> Store:
             raise OperationError(
                 "a PostgreSQL library needs psycopg: pip install 'bib[postgresql]'"
             ) from None
-        return PostgresStore(str(location))
-    return SQLiteStore(Path(location).expanduser())
+        return PostgresStore(str(location), user=user)
+    return SQLiteStore(Path(location).expanduser(), user=user)

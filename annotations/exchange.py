@@ -186,7 +186,8 @@ def markdown(paper: Mapping[str, Any]) -> str:
     for note in paper["notes"]:
         if note["deleted"]:
             continue
-        lines.append(f"## Note {note['created'][:10]}")
+        author = f" ({note['author']})" if note.get("author") else ""
+        lines.append(f"## Note {note['created'][:10]}{author}")
         lines.append(f"<!-- bib-note: {note['uuid']} -->")
         lines.append("")
         lines.append(note["body"].rstrip())
@@ -258,6 +259,11 @@ def w3c(data: Mapping[str, Any]) -> dict[str, Any]:
                     "motivation": "commenting",
                     "created": note["created"],
                     "modified": note["updated"],
+                    **(
+                        {"creator": {"type": "Person", "nickname": note["author"]}}
+                        if note.get("author")
+                        else {}
+                    ),
                     "body": {
                         "type": "TextualBody",
                         "value": note["body"],

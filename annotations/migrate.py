@@ -103,12 +103,22 @@ def pending(
     ]
 
 
+CONTEXT = "migration_context"
+"""A temporary table (name, value) of the upgrading connection: `user` is who upgrades, the
+owner a migration gives rows written before there were owners (see migrations/README.md)."""
+
+
 def apply(
-    conn: sqlite3.Connection, *, upto: int | None = None, source: Traversable | Path | None = None
+    conn: sqlite3.Connection,
+    *,
+    upto: int | None = None,
+    source: Traversable | Path | None = None,
+    user: str = "",
 ) -> list[int]:
     """Apply pending migrations inside the open write transaction; return their numbers.
 
-    `PRAGMA user_version` ends at the highest number applied so far.
+    `PRAGMA user_version` ends at the highest number applied so far; `user` fills the
+    migration context.
     """
     current = user_version(conn)
     shipped = migrations(source)
@@ -129,6 +139,8 @@ def apply(
         f"INSERT OR IGNORE INTO {LEDGER} (number, name) VALUES (?, ?)",
         [(n, names.get(n, "")) for n in sorted(done)],
     )
+    conn.execute(f"CREATE TEMP TABLE IF NOT EXISTS {CONTEXT} (name TEXT PRIMARY KEY, value TEXT)")
+    conn.execute(f"INSERT OR REPLACE INTO temp.{CONTEXT} VALUES ('user', ?)", (user,))
     for migration in todo:
         for statement in statements(migration.sql):
             conn.execute(statement)

@@ -9,6 +9,7 @@ BibTeX braces.
 
 from __future__ import annotations
 
+import os
 import re
 
 from bib.errors import BibError
@@ -65,3 +66,32 @@ def check_tag(tag: str) -> str:
             "field; no spaces, commas, braces, #, % or backslashes"
         )
     return tag
+
+
+USER_MAX = 100
+_USER_BAD = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def check_user(name: str) -> str:
+    """`name` when it can name a reader (one line, not empty, not blank); else a BibError."""
+    if not name.strip():
+        raise BibError("empty user name (set BIB_USER)")
+    if len(name) > USER_MAX or _USER_BAD.search(name):
+        raise BibError(
+            f"invalid user name {name[:20]!r}: one line of at most {USER_MAX} characters"
+        )
+    return name
+
+
+def current_user() -> str:
+    """Who is using the library: `BIB_USER`, else the login name. Notes record it as their
+    author, and ratings and reading status are kept per user."""
+    import getpass
+
+    given = os.environ.get("BIB_USER")
+    if given is not None:
+        return check_user(given)
+    try:
+        return check_user(getpass.getuser())
+    except (OSError, KeyError, BibError):  # no login name (a container without a passwd entry)
+        return f"uid-{os.getuid()}"

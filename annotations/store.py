@@ -37,6 +37,8 @@ class Note:
     """A markdown note on a paper.
 
     `id` is short, for the CLI; `uuid` identifies the note across exports and imports.
+    `author` wrote the note, `edited_by` its current text (both `BIB_USER` or the login
+    name; '' for notes written before authors were recorded).
     """
 
     id: int
@@ -47,6 +49,8 @@ class Note:
     created: str
     updated: str
     deleted_at: str | None = None
+    author: str = ""
+    edited_by: str = ""
 
     @property
     def deleted(self) -> bool:
@@ -60,6 +64,18 @@ class Revision:
     body: str
     created: str
     replaced: str
+    author: str = ""
+    """Who wrote this text."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """One person's rating and reading status of a paper."""
+
+    user: str
+    rating: int | None
+    status: Status
+    updated: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +105,9 @@ class Entry:
 
     `deleted` is true for a record removed with `bib rm` (kept with its notes, ratings and
     tags until `bib restore` or `bib rm --purge`); `user_fields` are the fields the user
-    edited, which imports and syncs never overwrite silently.
+    edited, which imports and syncs never overwrite silently. `rating` and `status` are one
+    reader's (the store's user unless another was asked for); `readings` has every reader's
+    when asked for (`all_users`, and always for `entry`).
     """
 
     record: Record
@@ -104,6 +122,7 @@ class Entry:
     deleted_at: str | None = None
     user_fields: tuple[str, ...] = ()
     attachments: tuple[Attachment, ...] = ()
+    readings: tuple[Reading, ...] = ()
 
     @property
     def deleted(self) -> bool:
@@ -169,9 +188,13 @@ class NotesImportReport:
 
 @runtime_checkable
 class Store(Protocol):
-    """A library of papers and their annotations. Every method is one transaction."""
+    """A library of papers and their annotations. Every method is one transaction.
+
+    `user` is who writes: notes record it as their author, ratings and status are theirs.
+    """
 
     path: Path | None
+    user: str
 
     def __enter__(self) -> Store: ...
     def __exit__(self, *exc: object) -> None: ...
@@ -184,8 +207,16 @@ class Store(Protocol):
     def taken_keys(self) -> set[str]: ...
     def upsert(self, records: Iterable[Record], *, restore: bool = False) -> ImportReport: ...
     def resolve(self, key: str) -> Record: ...
-    def entry(self, key: str) -> Entry: ...
-    def entries(self, filters: Filters = ..., *, full: bool = False) -> list[Entry]: ...
+    def entry(self, key: str, *, user: str | None = None) -> Entry: ...
+    def entries(
+        self,
+        filters: Filters = ...,
+        *,
+        full: bool = False,
+        user: str | None = None,
+        all_users: bool = False,
+    ) -> list[Entry]: ...
+    def readers(self) -> list[str]: ...
     def rekey(self, old: str, new: str) -> Record: ...
     def count(self) -> int: ...
     def complete_keys(self, prefix: str, *, limit: int = 200) -> list[str]: ...
@@ -204,7 +235,9 @@ class Store(Protocol):
     def delete_note(self, note_id: int) -> Note: ...
     def restore_note(self, note_id: int) -> Note: ...
     def note(self, note_id: int) -> Note: ...
-    def notes(self, key: str | None = None, *, include_deleted: bool = False) -> list[Note]: ...
+    def notes(
+        self, key: str | None = None, *, include_deleted: bool = False, author: str | None = None
+    ) -> list[Note]: ...
     def history(self, note_id: int) -> list[Revision]: ...
     def rate(self, key: str, rating: int | None) -> Entry: ...
     def set_status(self, key: str, status: Status) -> Entry: ...

@@ -14,6 +14,7 @@ import click
 from click.shell_completion import CompletionItem
 
 from annotations import MARK, Entry, Filters, Status, Store, open_store
+from annotations.store import Reading
 from bib.cli import terminal
 from bib.errors import BibError
 
@@ -76,6 +77,7 @@ def entry_json(entry: Entry, *, full: bool) -> dict[str, Any]:
         "rating": entry.rating,
         "status": str(entry.status),
         "personal_tags": list(entry.personal_tags),
+        **({"readings": [reading_json(r) for r in entry.readings]} if entry.readings else {}),
         "tags": [{"kind": str(t.kind), "value": t.value} for t in record.tags],
         "notes": entry.note_count,
         "deleted": entry.deleted,
@@ -99,10 +101,44 @@ def note_json(note: Any) -> dict[str, Any]:
         "uuid": note.uuid,
         "key": note.key,
         "body": note.body,
+        "author": note.author,
+        "edited_by": note.edited_by,
         "created": note.created,
         "updated": note.updated,
         "deleted_at": note.deleted_at,
     }
+
+
+def reading_json(reading: Reading) -> dict[str, Any]:
+    return {
+        "user": reading.user,
+        "rating": reading.rating,
+        "status": str(reading.status),
+        "updated": reading.updated,
+    }
+
+
+def reader_options(func: Any) -> Any:
+    """--user NAME and --all-users: whose rating and reading status to show (and filter)."""
+    func = click.option(
+        "--all-users",
+        is_flag=True,
+        help="Show every reader's rating and status, not just one person's.",
+    )(func)
+    return click.option(
+        "--user",
+        "user",
+        metavar="NAME",
+        help="Whose rating and status (default: you: BIB_USER, else the login name).",
+    )(func)
+
+
+def readings_text(readings: Sequence[Reading]) -> str:
+    """`alice ***, read; bob reading`: every reader of a paper, for a table cell."""
+    return "; ".join(
+        f"{r.user} " + ", ".join(filter(None, [stars(r.rating) if r.rating else "", str(r.status)]))
+        for r in readings
+    )
 
 
 def print_table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> None:
@@ -260,20 +296,28 @@ def add(
 
 @click.command("show")
 @click.argument("key", shell_complete=complete_key)
+@reader_options
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
-def show(ctx: click.Context, key: str, as_json: bool) -> None:
-    """Show a paper with its tags, rating, status and notes.
+def show(ctx: click.Context, key: str, user: str | None, all_users: bool, as_json: bool) -> None:
+    """Show a paper with its tags, rating, status and notes (with their authors).
+
+    Rating and status are yours; --user NAME shows another reader's, --all-users
+    everyone's.
 
     \b
     Examples:
       bib show usmoe2026
-      bib show usmoe2026 --json | jq .notes
+      bib show usmoe2026 --all-users
+      bib show usmoe2026 --user alice --json | jq .notes
     """
     with open_library(ctx) as store:
-        entry = store.entry(key)
+        entry = store.entry(key, user=user)
+        whose = user or store.user
+    if not all_users:
+        entry = dataclasses.replace(entry, readings=())
     if as_json:
-        echo_json(entry_json(entry, full=True))
+        echo_json({**entry_json(entry, full=True), "user": whose})
         return
     from bib.resolve.provenance import provenance_of
 
@@ -286,8 +330,14 @@ def show(ctx: click.Context, key: str, as_json: bool) -> None:
         lines.append(f"url:      {record.url}")
     if resolved := provenance_of(record.note):
         lines.append(f"resolved: {resolved}")
-    lines.append(f"rating:   {stars(entry.rating)}")
-    lines.append(f"status:   {entry.status}")
+    if all_users:
+        for reading in entry.readings or ():
+            lines.append(f"reader:   {readings_text([reading])}")
+        if not entry.readings:
+            lines.append("reader:   - (nobody has rated it or set a status)")
+    else:
+        lines.append(f"rating:   {stars(entry.rating)}" + (f" ({user})" if user else ""))
+        lines.append(f"status:   {entry.status}" + (f" ({user})" if user else ""))
     lines.append(f"my tags:  {', '.join(entry.personal_tags) or '-'}")
     if record.tags:
         lines.append("tags:     " + ", ".join(f"{t.value} ({t.kind})" for t in record.tags))
@@ -302,12 +352,14 @@ def show(ctx: click.Context, key: str, as_json: bool) -> None:
     if record.abstract:
         lines += ["", record.abstract]
     for note in entry.notes:
-        lines += ["", f"--- note {note.id} ({note.updated})", note.body.rstrip()]
+        by = f" by {note.author}" if note.author else ""
+        lines += ["", f"--- note {note.id}{by} ({note.updated})", note.body.rstrip()]
     click.echo("\n".join(lines))
 
 
 @click.command("list")
 @filter_options
+@reader_options
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
 def list_(
@@ -316,20 +368,46 @@ def list_(
     status: str | None,
     min_rating: int | None,
     venue: str | None,
+    user: str | None,
+    all_users: bool,
     as_json: bool,
 ) -> None:
     """List the papers in the library, optionally filtered.
+
+    Rating and status (and --status, --min-rating) are yours; --user NAME shows and
+    filters another reader's; --all-users adds a column with every reader's.
 
     \b
     Examples:
       bib list
       bib list --tag mixture-of-experts --status to-read
       bib list --min-rating 4 --venue ICML --json
+      bib list --user alice --status read
+      bib list --all-users
     """
     with open_library(ctx) as store:
-        entries = store.entries(make_filters(tags, status, min_rating, venue))
+        entries = store.entries(
+            make_filters(tags, status, min_rating, venue), user=user, all_users=all_users
+        )
     if as_json:
         echo_json([entry_json(e, full=False) for e in entries])
+        return
+    if all_users:
+        print_table(
+            ["key", "year", "venue", "readers", "notes", "my tags", "title"],
+            (
+                [
+                    e.record.key,
+                    str(e.record.year or ""),
+                    e.record.venue,
+                    readings_text(e.readings) or "-",
+                    str(e.note_count),
+                    ",".join(e.personal_tags),
+                    e.record.title,
+                ]
+                for e in entries
+            ),
+        )
         return
     print_table(
         ["key", "year", "venue", "rating", "status", "notes", "my tags", "title"],

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from annotations.rows import replaced_meanwhile
 from bib.atomic import write_atomic
 from bib.cli.editor import edit as run_editor
 from bib.cli.editor import read_stdin
@@ -72,27 +73,32 @@ def note_add(ctx: click.Context, key: str, text: str | None) -> None:
 @note.command("list")
 @click.argument("key", required=False, shell_complete=complete_key)
 @click.option("--deleted", is_flag=True, help="Include deleted notes.")
+@click.option("--user", "author", metavar="NAME", help="Only the notes NAME wrote.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
-def note_list(ctx: click.Context, key: str | None, deleted: bool, as_json: bool) -> None:
-    """List notes, of one paper or of the whole library.
+def note_list(
+    ctx: click.Context, key: str | None, deleted: bool, author: str | None, as_json: bool
+) -> None:
+    """List notes with their authors, of one paper or of the whole library.
 
     \b
     Examples:
       bib note list
       bib note list usmoe2026 --json
+      bib note list --user alice
     """
     with open_library(ctx) as store:
-        notes = store.notes(key, include_deleted=deleted)
+        notes = store.notes(key, include_deleted=deleted, author=author)
     if as_json:
         echo_json([note_json(n) for n in notes])
         return
     print_table(
-        ["id", "key", "updated", "note"],
+        ["id", "key", "author", "updated", "note"],
         (
             [
                 str(n.id) + (" (deleted)" if n.deleted else ""),
                 n.key,
+                n.author or "-",
                 n.updated[:16].replace("T", " "),
                 n.body.strip().splitlines()[0][:80],
             ]
@@ -121,12 +127,14 @@ def note_edit(ctx: click.Context, note_id: int, text: str | None) -> None:
         if body is None:
             diagnostic(f"note {note_id}: unchanged (the editor was closed without saving)")
             return
-        if store.note(note_id).updated != current.updated:
-            diagnostic(
-                f"note {note_id} changed while you were editing; your text is saved and the "
-                f"other one is kept in `bib note history {note_id}`"
-            )
         edited = store.edit_note(note_id, body)
+        other = replaced_meanwhile(store.history(note_id), current, edited)
+    if other is not None:
+        diagnostic(
+            f"bib: note {note_id} changed while you were editing (by {other.author or 'someone'}"
+            f" at {other.created}); your text is saved and theirs is kept in "
+            f"`bib note history {note_id}`"
+        )
     diagnostic(f"note {edited.id}: " + ("unchanged" if edited == current else "saved"))
 
 
@@ -176,14 +184,23 @@ def note_history(ctx: click.Context, note_id: int, as_json: bool) -> None:
         current = store.note(note_id)
         revisions = store.history(note_id)
     versions = [
-        {"body": r.body, "written": r.created, "replaced": r.replaced} for r in revisions
-    ] + [{"body": current.body, "written": current.updated, "replaced": None}]
+        {"body": r.body, "author": r.author, "written": r.created, "replaced": r.replaced}
+        for r in revisions
+    ] + [
+        {
+            "body": current.body,
+            "author": current.edited_by or current.author,
+            "written": current.updated,
+            "replaced": None,
+        }
+    ]
     if as_json:
         echo_json({"note": note_json(current), "versions": versions})
         return
     for number, version in enumerate(versions, 1):
         label = "current" if version["replaced"] is None else f"replaced {version['replaced']}"
-        click.echo(f"--- version {number}, written {version['written']} ({label})")
+        by = f" by {version['author']}" if version["author"] else ""
+        click.echo(f"--- version {number}, written {version['written']}{by} ({label})")
         click.echo(str(version["body"]).rstrip())
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from annotations import codec
+from annotations import Store, codec, default_path
 from annotations import records as library
 from bib.cli.editor import edit as run_editor
 from bib.cli.library import complete_key, diagnostic, echo_json, entry_json, open_library
@@ -215,7 +215,8 @@ def attach(ctx: click.Context, key: str, file: Path, copy: bool) -> None:
     """Record a local file (a PDF) of a paper; `bib open` opens it first.
 
     The path is kept as given (made absolute); with --copy the file is copied next to the
-    library (`files/KEY/`) and that copy is recorded.
+    library (`files/KEY/`) and that copy is recorded. A team library on PostgreSQL has no
+    folder: --copy puts the file in your own data folder (beside the default library).
 
     \b
     Examples:
@@ -226,14 +227,20 @@ def attach(ctx: click.Context, key: str, file: Path, copy: bool) -> None:
         current = store.resolve(key).key
         target = file.resolve()
         if copy:
-            if store.path is None:
-                raise BibError("--copy needs a library file (this library is in memory)")
-            folder = store.path.parent / "files" / current
+            folder = files_folder(store) / current
             folder.mkdir(parents=True, exist_ok=True)
             target = folder / file.name
             shutil.copyfile(file, target)
         attached = store.attach(key, str(target), copied=copy)
     click.echo(attached.path)
+
+
+def files_folder(store: Store) -> Path:
+    """Where `attach --copy` puts files: beside a library file, else (a database on a
+    server) in the user's own data folder, since a server has no folder to share."""
+    if store.path is not None:
+        return store.path.parent / "files"
+    return default_path().parent / "files"
 
 
 @click.command("open")

@@ -1,5 +1,6 @@
 """The day-to-day record commands (edit, set, history, revert, rm, restore, attach, open,
-key completion) through the CLI, against a real SQLite library file."""
+key completion) through the CLI, on each backend: a real SQLite library file and a database
+on a real PostgreSQL server (the `backend` parameter of tests/store/conftest.py)."""
 
 from __future__ import annotations
 
@@ -12,13 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from annotations import Store
 from annotations.records import edit_text, parse_edit
-from annotations.sqlite import SQLiteStore
 from bib.errors import BibError
 from bib.record import LinkRole
-
-# Record revisions, removal, attachments and completion are not on PostgreSQL yet.
-pytestmark = pytest.mark.sqlite_only
 
 
 def script_editor(tmp_path: Path, body: str, name: str = "editor.py") -> str:
@@ -41,7 +39,7 @@ def replacing_editor(tmp_path: Path, old: str, new: str) -> str:
 
 
 def test_edit_stores_the_changed_field_as_a_new_revision(
-    cli, store: SQLiteStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    cli, store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("EDITOR", replacing_editor(tmp_path, "Unified Sparse", "Unified Sparser"))
     result = cli("edit", "usmoe2026")
@@ -56,7 +54,7 @@ def test_edit_stores_the_changed_field_as_a_new_revision(
 
 
 def test_edit_as_yaml_changes_the_year(
-    cli, store: SQLiteStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    cli, store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("EDITOR", replacing_editor(tmp_path, "year: 2026", "year: 2024"))
     assert cli("edit", "usmoe2026", "--yaml").exit_code == 0
@@ -64,7 +62,7 @@ def test_edit_as_yaml_changes_the_year(
 
 
 def test_edit_left_unchanged_stores_nothing(
-    cli, store: SQLiteStore, monkeypatch: pytest.MonkeyPatch
+    cli, store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("EDITOR", "true")
     result = cli("edit", "usmoe2026")
@@ -74,7 +72,7 @@ def test_edit_left_unchanged_stores_nothing(
 
 
 def test_bad_edit_reopens_with_the_error_at_the_top_then_saves_the_fix(
-    cli, store: SQLiteStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    cli, store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     seen = tmp_path / "seen"
     body = (
@@ -96,7 +94,7 @@ def test_bad_edit_reopens_with_the_error_at_the_top_then_saves_the_fix(
 
 
 def test_bad_edit_saved_again_unchanged_is_abandoned_with_no_change(
-    cli, store: SQLiteStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    cli, store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     before = store.resolve("usmoe2026")
     monkeypatch.setenv("EDITOR", script_editor(tmp_path, "text = '@article{usmoe2026, title={'"))
@@ -108,7 +106,7 @@ def test_bad_edit_saved_again_unchanged_is_abandoned_with_no_change(
 
 
 def test_edit_that_changes_the_key_is_refused_and_points_to_rekey(
-    cli, store: SQLiteStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    cli, store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("EDITOR", replacing_editor(tmp_path, "{usmoe2026,", "{other2026,"))
     result = cli("edit", "usmoe2026")
@@ -121,7 +119,7 @@ def test_edit_that_changes_the_key_is_refused_and_points_to_rekey(
 
 
 def test_editor_that_fails_is_one_bib_error_line_and_saves_nothing(
-    cli, store: SQLiteStore, monkeypatch: pytest.MonkeyPatch
+    cli, store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("EDITOR", "false")
     for args in (("edit", "usmoe2026"), ("note", "add", "usmoe2026")):
@@ -134,7 +132,7 @@ def test_editor_that_fails_is_one_bib_error_line_and_saves_nothing(
 
 
 def test_no_editor_and_no_terminal_fails_with_one_line_instead_of_starting_vi(
-    cli, store: SQLiteStore, monkeypatch: pytest.MonkeyPatch
+    cli, store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("EDITOR", raising=False)
     monkeypatch.delenv("VISUAL", raising=False)
@@ -145,7 +143,7 @@ def test_no_editor_and_no_terminal_fails_with_one_line_instead_of_starting_vi(
     assert result.stderr.count("\n") == 1
 
 
-def test_note_add_from_stdin_that_is_not_utf8_is_one_line_exit_2(cli, store: SQLiteStore) -> None:
+def test_note_add_from_stdin_that_is_not_utf8_is_one_line_exit_2(cli, store: Store) -> None:
     result = cli("note", "add", "usmoe2026", "-", input=b"a\xff")
     assert result.exit_code == 2
     assert result.stderr == "bib: error: <stdin>: not UTF-8 text: byte 0xff at offset 1\n"
@@ -155,7 +153,7 @@ def test_note_add_from_stdin_that_is_not_utf8_is_one_line_exit_2(cli, store: SQL
 # bib set, history, revert
 
 
-def test_set_changes_fields_for_scripts(cli, store: SQLiteStore) -> None:
+def test_set_changes_fields_for_scripts(cli, store: Store) -> None:
     result = cli("set", "usmoe2026", "year=2025", "pages=1--12", "author=Doe, Jane and Roe, R.")
     assert result.exit_code == 0, result.stderr
     record = store.resolve("usmoe2026")
@@ -164,21 +162,19 @@ def test_set_changes_fields_for_scripts(cli, store: SQLiteStore) -> None:
     assert [a.family for a in record.authors] == ["Doe", "Roe"]
 
 
-def test_set_a_year_that_is_not_a_number_is_refused(cli, store: SQLiteStore) -> None:
+def test_set_a_year_that_is_not_a_number_is_refused(cli, store: Store) -> None:
     result = cli("set", "usmoe2026", "year=soon")
     assert result.exit_code == 2
     assert store.resolve("usmoe2026").year == 2026
 
 
-def test_set_key_points_to_rekey(cli, store: SQLiteStore) -> None:
+def test_set_key_points_to_rekey(cli, store: Store) -> None:
     result = cli("set", "usmoe2026", "key=x")
     assert result.exit_code == 2
     assert "bib rekey" in result.stderr
 
 
-def test_revert_after_two_edits_brings_back_the_first_text_and_keeps_all(
-    cli, store: SQLiteStore
-) -> None:
+def test_revert_after_two_edits_brings_back_the_first_text_and_keeps_all(cli, store: Store) -> None:
     cli("set", "usmoe2026", "title=Second")
     cli("set", "usmoe2026", "title=Third")
     assert cli("revert", "usmoe2026", "1").exit_code == 0
@@ -193,15 +189,13 @@ def test_revert_after_two_edits_brings_back_the_first_text_and_keeps_all(
     assert [v["origin"] for v in history] == ["set", "set", "revert", ""]
 
 
-def test_revert_to_a_revision_that_does_not_exist_is_refused(cli, store: SQLiteStore) -> None:
+def test_revert_to_a_revision_that_does_not_exist_is_refused(cli, store: Store) -> None:
     result = cli("revert", "usmoe2026", "5")
     assert result.exit_code == 2
     assert "versions 1 to 1" in result.stderr
 
 
-def test_import_keeps_an_edited_field_and_reports_the_conflict(
-    cli, store: SQLiteStore, papers
-) -> None:
+def test_import_keeps_an_edited_field_and_reports_the_conflict(cli, store: Store, papers) -> None:
     cli("set", "usmoe2026", "title=My Title")
     changed = dataclasses.replace(papers[0], title="Their New Title", year=2027)
     report = store.upsert([changed])
@@ -217,7 +211,7 @@ def test_import_keeps_an_edited_field_and_reports_the_conflict(
 
 
 def test_rm_hides_a_paper_from_list_search_and_export_and_keeps_its_notes(
-    cli, store: SQLiteStore
+    cli, store: Store
 ) -> None:
     store.add_note("usmoe2026", "keep me")
     assert cli("rm", "usmoe2026").exit_code == 0
@@ -230,7 +224,7 @@ def test_rm_hides_a_paper_from_list_search_and_export_and_keeps_its_notes(
 
 
 def test_notes_json_export_keeps_the_notes_of_removed_papers(
-    cli, store: SQLiteStore, tmp_path: Path
+    cli, store: Store, tmp_path: Path
 ) -> None:
     store.add_note("usmoe2026", "keep me")
     cli("rm", "usmoe2026")
@@ -241,15 +235,13 @@ def test_notes_json_export_keeps_the_notes_of_removed_papers(
     assert not (tmp_path / "vault" / "usmoe2026.md").exists()
 
 
-def test_restore_brings_a_removed_paper_back(cli, store: SQLiteStore) -> None:
+def test_restore_brings_a_removed_paper_back(cli, store: Store) -> None:
     cli("rm", "usmoe2026")
     assert cli("restore", "usmoe2026").exit_code == 0
     assert "usmoe2026" in cli("list").stdout
 
 
-def test_reimport_does_not_resurrect_a_removed_paper_unless_restore(
-    store: SQLiteStore, papers
-) -> None:
+def test_reimport_does_not_resurrect_a_removed_paper_unless_restore(store: Store, papers) -> None:
     store.remove(["usmoe2026"])
     assert store.upsert(papers).removed == ["usmoe2026"]
     assert store.entry("usmoe2026").deleted
@@ -257,27 +249,26 @@ def test_reimport_does_not_resurrect_a_removed_paper_unless_restore(
     assert not store.entry("usmoe2026").deleted
 
 
-def test_purge_without_yes_and_without_a_terminal_deletes_nothing(cli, store: SQLiteStore) -> None:
+def test_purge_without_yes_and_without_a_terminal_deletes_nothing(cli, store: Store) -> None:
     result = cli("rm", "--purge", "usmoe2026")
     assert result.exit_code == 2
     assert store.resolve("usmoe2026").key == "usmoe2026"
 
 
-def test_purge_with_yes_deletes_the_paper_and_its_annotations(cli, store: SQLiteStore) -> None:
+def test_purge_with_yes_deletes_the_paper_and_its_annotations(cli, store: Store) -> None:
     store.add_note("usmoe2026", "gone")
     store.rate("usmoe2026", 4)
     store.rekey("usmoe2026", "nguyen2026")
     assert cli("rm", "--purge", "--yes", "nguyen2026").exit_code == 0
     assert cli("show", "usmoe2026").exit_code == 2
     assert store.integrity() == "ok"
-    assert store.conn.execute("PRAGMA foreign_key_check").fetchall() == []
 
 
 # bib attach, open
 
 
 def test_attach_records_a_pdf_shown_in_show_and_opened_first(
-    cli, store: SQLiteStore, tmp_path: Path
+    cli, store: Store, tmp_path: Path
 ) -> None:
     pdf = tmp_path / "paper.pdf"
     pdf.write_bytes(b"%PDF-1.4\n")
@@ -286,8 +277,9 @@ def test_attach_records_a_pdf_shown_in_show_and_opened_first(
     assert cli("open", "usmoe2026", "--print").stdout == f"{pdf}\n"
 
 
+@pytest.mark.sqlite_only
 def test_attach_copy_puts_the_file_beside_the_library(
-    cli, store: SQLiteStore, tmp_path: Path, library: Path
+    cli, store: Store, tmp_path: Path, library: Path
 ) -> None:
     pdf = tmp_path / "paper.pdf"
     pdf.write_bytes(b"%PDF-1.4\n")
@@ -296,7 +288,19 @@ def test_attach_copy_puts_the_file_beside_the_library(
     assert copied.read_bytes() == b"%PDF-1.4\n"
 
 
-def test_open_prefers_the_doi_then_arxiv_then_the_url(cli, store: SQLiteStore) -> None:
+@pytest.mark.postgresql_only
+def test_attach_copy_to_a_team_library_puts_the_file_in_your_own_data_folder(
+    cli, store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    pdf = tmp_path / "paper.pdf"
+    pdf.write_bytes(b"%PDF-1.4\n")
+    copied = Path(cli("attach", "usmoe2026", pdf, "--copy").stdout.strip())
+    assert copied == tmp_path / "data" / "bib" / "files" / "usmoe2026" / "paper.pdf"
+    assert copied.read_bytes() == b"%PDF-1.4\n"
+
+
+def test_open_prefers_the_doi_then_arxiv_then_the_url(cli, store: Store) -> None:
     assert cli("open", "usmoe2026", "--print").stdout == "https://example.org/usmoe\n"
     cli("set", "usmoe2026", "arxiv=2601.00001")
     assert cli("open", "usmoe2026", "--print").stdout == "https://arxiv.org/abs/2601.00001\n"
@@ -304,7 +308,7 @@ def test_open_prefers_the_doi_then_arxiv_then_the_url(cli, store: SQLiteStore) -
     assert cli("open", "usmoe2026", "--print").stdout == "https://doi.org/10.1000/xyz\n"
 
 
-def test_open_code_opens_the_code_link(cli, store: SQLiteStore) -> None:
+def test_open_code_opens_the_code_link(cli, store: Store) -> None:
     cli("set", "usmoe2026", "code=https://github.com/example/usmoe")
     assert store.resolve("usmoe2026").urls(LinkRole.CODE) == ["https://github.com/example/usmoe"]
     result = cli("open", "usmoe2026", "--print", "--code")
@@ -312,7 +316,7 @@ def test_open_code_opens_the_code_link(cli, store: SQLiteStore) -> None:
 
 
 def test_open_runs_the_system_opener_with_the_link(
-    cli, store: SQLiteStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    cli, store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     log = tmp_path / "opened"
     opener = tmp_path / "xdg-open"
@@ -324,7 +328,7 @@ def test_open_runs_the_system_opener_with_the_link(
     assert log.read_text(encoding="utf-8") == "https://example.org/usmoe\n"
 
 
-def test_open_without_any_link_says_so(cli, store: SQLiteStore) -> None:
+def test_open_without_any_link_says_so(cli, store: Store) -> None:
     result = cli("open", "judge2026", "--print")
     assert result.exit_code == 2
     assert "no attachment, DOI, arXiv id or URL" in result.stderr
@@ -351,7 +355,7 @@ def complete(library: Path, *words: str) -> list[str]:
 
 
 def test_completion_offers_keys_and_aliases_for_commands_that_take_a_key(
-    library: Path, store: SQLiteStore
+    library: Path, store: Store
 ) -> None:
     store.rekey("graphs2025", "hyper2025")
     assert complete(library, "show", "u") == ["usmoe2026"]
@@ -364,7 +368,7 @@ def test_completion_offers_keys_and_aliases_for_commands_that_take_a_key(
     ]
 
 
-def test_completion_leaves_out_removed_papers(library: Path, store: SQLiteStore) -> None:
+def test_completion_leaves_out_removed_papers(library: Path, store: Store) -> None:
     store.remove(["usmoe2026"])
     assert complete(library, "edit", "u") == []
 
@@ -374,7 +378,7 @@ def test_completion_leaves_out_removed_papers(library: Path, store: SQLiteStore)
 
 @pytest.mark.parametrize("bad", ["../../x", "a/b", "..", "k" * 300, "a b", "é2026", "a{b"])
 def test_rekey_refuses_a_key_some_output_cannot_take_with_the_reason(
-    cli, store: SQLiteStore, bad: str
+    cli, store: Store, bad: str
 ) -> None:
     result = cli("rekey", "usmoe2026", bad)
     assert result.exit_code == 2
@@ -384,7 +388,7 @@ def test_rekey_refuses_a_key_some_output_cannot_take_with_the_reason(
 
 
 @pytest.mark.parametrize("bad", ["a,b", "a b", "x{y", "50%", "t" * 101])
-def test_tag_refuses_a_name_that_breaks_the_groups_field(cli, store: SQLiteStore, bad: str) -> None:
+def test_tag_refuses_a_name_that_breaks_the_groups_field(cli, store: Store, bad: str) -> None:
     result = cli("tag", "usmoe2026", f"+{bad}")
     assert result.exit_code == 2
     assert result.stderr.startswith("bib: error: invalid tag")

@@ -47,7 +47,9 @@ def snapshot(store: SQLiteStore) -> list[tuple]:
         "SELECT n.uuid, n.body, n.created, n.updated, n.deleted_at,"
         " (SELECT count(*) FROM note_revisions WHERE note_id = n.id) FROM notes n ORDER BY n.uuid"
     ).fetchall()
-    reading = store.conn.execute("SELECT * FROM reading ORDER BY record_id").fetchall()
+    reading = store.conn.execute(
+        "SELECT record_id, reader, rating, status, updated FROM reading ORDER BY 1, 2"
+    ).fetchall()
     tags = store.conn.execute("SELECT record_id, tag FROM personal_tags ORDER BY 1, 2").fetchall()
     return [*rows, *reading, *tags, store.count()]
 

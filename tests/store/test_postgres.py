@@ -174,9 +174,8 @@ def test_eight_clients_upgrading_a_new_database_at_once_take_turns(
     assert [e for e in errors if e.strip()] == []
     with psycopg.connect(pg_database) as conn:
         numbers = [r[0] for r in conn.execute("SELECT number FROM schema_migrations")]
-    from annotations.postgres import _migrations
-
-    assert sorted(numbers) == [m.number for m in _migrations()]  # each applied once
+    shipped = (ROOT / "annotations" / "pg_migrations").glob("[0-9][0-9][0-9][0-9]_*.sql")
+    assert sorted(numbers) == sorted(int(path.name[:4]) for path in shipped)
 
 
 def test_a_failed_connection_never_shows_the_password(postgres_server: Any) -> None:
@@ -223,9 +222,3 @@ def test_postgres_store_implements_the_store_interface(store: Any) -> None:
     from annotations import Store
 
     assert isinstance(store, Store)
-
-
-def test_record_editing_on_postgresql_is_one_clear_error_line(cli: Any, store: Any) -> None:
-    result = cli("set", "judge2026", "year=2025")
-    assert (result.exit_code, result.stderr.count("\n")) == (1, 1)
-    assert "not available on a PostgreSQL library yet" in result.stderr
