@@ -11,6 +11,7 @@ a sample: they are far slower) and prints the ratios.
     python benchmarks/convert.py --sizes 30000   # any N
     python benchmarks/convert.py --repeat 3      # the fastest of 3 runs of each
     python benchmarks/convert.py --bib refs.bib  # .bib input beside pybtex, bibtexparser, pandoc
+    python benchmarks/convert.py --texlive 20000 # the same on TeX Live's .bib files, 20,000 entries
 """
 
 from __future__ import annotations
@@ -129,6 +130,53 @@ def sample_bib(bib_path: Path, count: int) -> str:
     return text[: starts[count]] if len(starts) > count else text
 
 
+_ENTRY_KEY = re.compile(r"^([ \t]*@[ \t]*([A-Za-z]+)[ \t]*[{(][ \t]*)([^,\s]+)", re.MULTILINE)
+_CROSSREF = re.compile(r"(\bcrossref\s*=\s*[{\"])([^}\"]+)", re.IGNORECASE)
+_NOT_ENTRIES = frozenset({"string", "preamble", "comment"})
+
+
+def texlive_bib(n: int, path: Path) -> int:
+    """A real-looking `.bib` of `n` entries: TeX Live's UTF-8 bibliographies one after the
+    other, again and again, each copy's keys (and crossrefs) renamed so that every key is new.
+    Returns the entries written (fewer when TeX Live's .bib files are not installed)."""
+    root = subprocess.run(
+        ["kpsewhich", "-var-value", "TEXMFDIST"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    texts = []
+    for bib in sorted(Path(root, "bibtex", "bib").rglob("*.bib")) if root else []:
+        try:
+            texts.append(bib.read_text(encoding="utf-8"))
+        except UnicodeDecodeError:
+            continue  # jurabib's Latin-1 test file
+    written, copy = 0, 0
+    with path.open("w", encoding="utf-8") as out:
+        while texts and written < n:
+            for text in texts:
+
+                def rename(m: re.Match[str], copy: int = copy) -> str:
+                    if m.group(2).lower() in _NOT_ENTRIES or not copy:
+                        return m.group()
+                    return f"{m.group(1)}{m.group(3)}-r{copy}"
+
+                renamed = _ENTRY_KEY.sub(rename, text)
+                if copy:
+                    renamed = _CROSSREF.sub(lambda m, c=copy: f"{m[1]}{m[2]}-r{c}", renamed)
+                starts = [
+                    m.start()
+                    for m in _ENTRY_KEY.finditer(renamed)
+                    if m.group(2).lower() not in _NOT_ENTRIES
+                ]
+                if written + len(starts) > n:
+                    renamed = renamed[: starts[n - written]]
+                    starts = starts[: n - written]
+                out.write(renamed + "\n")
+                written += len(starts)
+                if written >= n:
+                    break
+            copy += 1
+    return written
+
+
 def reference_rates(bib_path: Path) -> dict[str, float]:
     import bibtexparser
     from pybtex.database import parse_string
@@ -239,6 +287,9 @@ def main() -> None:
         "--repeat", type=int, default=1, help="runs of each mode and N; the fastest is shown"
     )
     parser.add_argument("--bib", type=Path, help="time this .bib as input (beside other readers)")
+    parser.add_argument(
+        "--texlive", type=int, metavar="N", help="--bib on TeX Live's .bib files, N entries"
+    )
     parser.add_argument("--child", nargs=2, metavar=("MODE", "PATH"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -250,6 +301,12 @@ def main() -> None:
         return
     if args.bib:
         bib_input(args.bib.resolve(), args.repeat)
+        return
+    if args.texlive:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / f"texlive{args.texlive}.bib"
+            print(f"{texlive_bib(args.texlive, path)} entries from TeX Live's .bib files")
+            bib_input(path, args.repeat)
         return
     sizes = args.sizes or ([1_000] if args.quick else [1_000, 10_000, 100_000])
     ends: list[str] = []

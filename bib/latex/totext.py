@@ -19,7 +19,7 @@ from bib.latex.markup import (
     clean,
     parse,
 )
-from bib.latex.tables import _LIGATURE, _LIGATURE_SHOWN
+from bib.latex.tables import _LIGATURE, _LIGATURE_SHOWN, _MACRO_TEXT
 
 
 def to_text(text: str) -> str:
@@ -99,6 +99,24 @@ def _math_text(body: str) -> str:
     return decoder().latex_to_text("$" + body + "$").strip()
 
 
+class KeepingText(LatexNodes2Text):
+    """pylatexenc's LaTeX->text, but a macro it does not know prints its name (pylatexenc
+    deletes it): `{\\MTeX}` is `MTeX`, not nothing."""
+
+    def macro_node_to_text(self, node):
+        if self.latex_context.get_macro_spec(node.macroname) is None:
+            return node.macroname
+        return super().macro_node_to_text(node)
+
+
+def _citation(node) -> str:
+    """`\\cite{a,b}` -> `[@a; @b]`: a citation stays one (pandoc's markdown form)."""
+    args = node.nodeargd.argnlist if node.nodeargd else []
+    keys = args[-1].latex_verbatim().strip("{}") if args and args[-1] is not None else ""
+    cited = [key.strip() for key in keys.split(",") if key.strip()]
+    return "[" + "; ".join("@" + key for key in cited) + "]" if cited else ""
+
+
 @cache
 def decoder(math_mode: str = "text") -> LatexNodes2Text:
     """pylatexenc's LaTeX->text, taught the macros `to_latex` writes that its default
@@ -128,11 +146,15 @@ def decoder(math_mode: str = "text") -> LatexNodes2Text:
             MacroTextSpec("textsuperscript", "%s"),
             MacroTextSpec("textsubscript", "%s"),
             MacroTextSpec("url", "%s"),
-            MacroTextSpec("LaTeX", "LaTeX"),
-            MacroTextSpec("TeX", "TeX"),
+            *(MacroTextSpec("cite" + kind, simplify_repl=_citation) for kind in _CITES),
+            *(MacroTextSpec(name, text) for name, text in _MACRO_TEXT.items()),
         ],
     )
-    return LatexNodes2Text(latex_context=db, math_mode=math_mode, strict_latex_spaces=True)
+    return KeepingText(latex_context=db, math_mode=math_mode, strict_latex_spaces=True)
+
+
+_CITES = ("", "p", "t", "alp", "alt", "author", "year", "yearpar")
+"""`\\cite`, `\\citep`, `\\citet`, ... (natbib's)."""
 
 
 def decode(latex: str) -> str:
