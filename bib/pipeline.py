@@ -501,8 +501,8 @@ def _read_again(
     for path, start, end in zip(paths, starts, ends, strict=True):
         if not any(start <= position < end for position in positions):
             continue
-        records = readers.read(path, fmt=fmt, venue=venue, year=year, stdin=stdin)
-        for position, record in enumerate(records, start):
-            if position in positions:
-                found[position] = bidi.strip(record)[0]
+        wanted = {position - start for position in positions if start <= position < end}
+        records = readers.read_at(path, wanted, fmt=fmt, venue=venue, year=year, stdin=stdin)
+        for index, record in records.items():
+            found[start + index] = bidi.strip(record)[0]
     return found

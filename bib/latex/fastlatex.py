@@ -57,6 +57,8 @@ def decode_common(latex: str) -> str | None:
             name = word.rstrip()
             if name != word and latex.startswith("\n", pos):
                 return None  # a paragraph break after a command: pylatexenc keeps it
+            if name == word and pos < end and latex[pos].isalpha():
+                return None  # pylatexenc reads a name on into a letter outside ASCII
             if name in _ACCENTS:
                 accented = _accent(latex, pos, _ACCENTS[name])
                 if accented is None:
@@ -70,7 +72,9 @@ def decode_common(latex: str) -> str | None:
                 out.append(text)
         elif kind == "symbol":
             char = m.group("symbol")
-            if char in _ACCENTS:
+            if char == "\\" and not latex.startswith(("[", "*"), pos):
+                out.append("\n")  # a line break (`\\[2pt]`, `\\*` are left to pylatexenc)
+            elif char in _ACCENTS:
                 accented = _accent(latex, pos, _ACCENTS[char])
                 if accented is None:
                     return None

@@ -209,6 +209,8 @@ _MACRO_TEXT = {
     "t": "",  # the tie accent over two letters (`\\t{oo}`): the letters
     "/": "",
     "@": "",
+    ",": " ",
+    ";": " ",
 }
 """Macros (and control symbols) without arguments -> the text they print, read by
 pylatexenc's context and by the fast decoder alike (`bib.latex.fastlatex`). A macro in

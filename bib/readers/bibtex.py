@@ -9,7 +9,7 @@ it: inline math stays `$...$` so that writers can render it.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Container, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -239,6 +239,27 @@ def read(
     field or key, an entry that does not parse) go to `report` as
     `warning: FILE:LINE: ...`; with `strict` the first one is a BibError instead."""
     path = str(path)
+    entries = _entries(data, path, report, strict)
+    decoding = Decoding()
+    for entry in entries:
+        yield _entry_record(entry, path, decoding)
+
+
+def read_at(data: bytes, path: str | Path, positions: Container[int]) -> dict[int, Record]:
+    """The records at these positions of `read`'s order, the others not decoded (merged
+    duplicates are read again so, once every identity is known); nothing reported."""
+    path = str(path)
+    decoding = Decoding()
+    return {
+        index: _entry_record(entry, path, decoding)
+        for index, entry in enumerate(_entries(data, path, None, False))
+        if index in positions
+    }
+
+
+def _entries(
+    data: bytes, path: str, report: Callable[[str], None] | None, strict: bool
+) -> list[bibtex_syntax.Entry]:
     text = decode(data, path)
 
     def problem(found: bibtex_syntax.Problem) -> None:
@@ -248,15 +269,17 @@ def read(
             report(f"warning: {path}:{found.line}: {found.message}")
 
     document = bibtex_syntax.parse(text, path, problem)
-    decoding = Decoding()
     if not document.entries:
         raise BibError(
             "no BibTeX entries found"
             + ("" if document.problems else " (is it a .bib file? entries start with @type{key,)"),
             path,
         )
-    for entry in document.entries:
-        fields = entry.values()
-        fields["ENTRYTYPE"] = entry.type
-        fields["ID"] = entry.key
-        yield _record(fields, path, entry.line, decoding)
+    return document.entries
+
+
+def _entry_record(entry: bibtex_syntax.Entry, path: str, decoding: Decoding) -> Record:
+    fields = entry.values()
+    fields["ENTRYTYPE"] = entry.type
+    fields["ID"] = entry.key
+    return _record(fields, path, entry.line, decoding)
