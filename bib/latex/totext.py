@@ -101,11 +101,15 @@ def _math_text(body: str) -> str:
 
 class KeepingText(LatexNodes2Text):
     """pylatexenc's LaTeX->text, but a macro it does not know prints its name (pylatexenc
-    deletes it): `{\\MTeX}` is `MTeX`, not nothing."""
+    deletes it): `{\\MTeX}` is `MTeX`, not nothing; one its parser knows to take
+    arguments (`\\mbox{x}`) prints them."""
 
     def macro_node_to_text(self, node):
         if self.latex_context.get_macro_spec(node.macroname) is None:
-            return node.macroname
+            args = [a for a in (node.nodeargd.argnlist if node.nodeargd else []) if a is not None]
+            if not args:
+                return node.macroname
+            return "".join(self._groupnodecontents_to_text(a) for a in args)  # `\\mbox{x}`
         return super().macro_node_to_text(node)
 
 
