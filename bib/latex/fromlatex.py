@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from functools import cache
+from typing import Any
 
 from pylatexenc import latexwalker, macrospec
 
@@ -59,24 +60,25 @@ class _RecordText(KeepingText):
             return text
         return _RECORD_SPECIAL.sub(_record_escape, text)
 
-    def chars_node_to_text(self, node, textcol=0):
+    def chars_node_to_text(self, node: Any, textcol: int = 0) -> str:
         return self.literal(super().chars_node_to_text(node, textcol))
 
-    def specials_node_to_text(self, node):
+    def specials_node_to_text(self, node: Any) -> str:
         if node.specials_chars == "&":  # an alignment tab to LaTeX, an ampersand in a title
             return "&"
         return self.literal(super().specials_node_to_text(node))
 
-    def math_node_to_text(self, node):
-        source, end = node.latex_verbatim(), node.pos + node.len
+    def math_node_to_text(self, node: Any) -> str:
+        source: str = node.latex_verbatim()
+        end = node.pos + node.len
         after = node.parsing_state.s[end:].lstrip("{}")[:1]
         if node.delimiters[0] == "$" and after.isdigit():  # `$x$2` is not math in record text
             return "\\(" + source[1:-1] + "\\)"
         return source
 
-    def macro_node_to_text(self, node):
+    def macro_node_to_text(self, node: Any) -> str:
         args = [a for a in (node.nodeargd.argnlist if node.nodeargd else []) if a is not None]
-        name = node.macroname
+        name: str = node.macroname
         if (name in _STYLE_COMMANDS or name in ("url", "href")) and args:
             groups = "}{".join(self._groupnodecontents_to_text(a) for a in args)
             return "\\" + name + "{" + groups + "}"

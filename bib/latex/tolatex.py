@@ -80,7 +80,8 @@ _ACCENTED = re.compile(r"([^\W\d_])([" + "".join(_MARK_COMMAND) + "]+)")
 
 
 def _accent_macro(m: re.Match[str]) -> str:
-    base, *marks = unicodedata.normalize("NFD", m.group())  # `ḋ` + a mark: d and two marks
+    decomposed = unicodedata.normalize("NFD", m.group())  # `ḋ` + a mark: d and two marks
+    base, marks = decomposed[0], decomposed[1:]
     unknown = any(mark not in _MARK_COMMAND for mark in marks)
     if unknown or (not base.isascii() and base != "\u0131"):
         return m.group()

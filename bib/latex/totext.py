@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from functools import cache, lru_cache
+from typing import Any
 
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 
@@ -104,16 +105,16 @@ class KeepingText(LatexNodes2Text):
     deletes it): `{\\MTeX}` is `MTeX`, not nothing; one its parser knows to take
     arguments (`\\mbox{x}`) prints them."""
 
-    def macro_node_to_text(self, node):
+    def macro_node_to_text(self, node: Any) -> str:
         if self.latex_context.get_macro_spec(node.macroname) is None:
             args = [a for a in (node.nodeargd.argnlist if node.nodeargd else []) if a is not None]
             if not args:
-                return node.macroname
+                return str(node.macroname)
             return "".join(self._groupnodecontents_to_text(a) for a in args)  # `\\mbox{x}`
-        return super().macro_node_to_text(node)
+        return str(super().macro_node_to_text(node))
 
 
-def _citation(node) -> str:
+def _citation(node: Any) -> str:
     """`\\cite{a,b}` -> `[@a; @b]`: a citation stays one (pandoc's markdown form)."""
     args = node.nodeargd.argnlist if node.nodeargd else []
     keys = args[-1].latex_verbatim().strip("{}") if args and args[-1] is not None else ""
