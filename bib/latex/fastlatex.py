@@ -18,7 +18,7 @@ from bib.latex.tables import _ACCENTS, _MACRO_TEXT
 
 _TOKEN = re.compile(
     r"""
-    (?P<text>[^\\{}~\-`'!?$%&\#^_]+)
+    (?P<text>[^\\{}~\-`'!?$%&]+)
     |\\(?P<word>[A-Za-z]+[ \t]*(?:\n[ \t]*)?)
     |\\(?P<symbol>[^A-Za-z])
     |(?P<ligature>---|--|``|''|!`|\?`)
@@ -28,7 +28,7 @@ _TOKEN = re.compile(
     """,
     re.VERBOSE,
 )
-"""One piece of a value; what matches none (`$`, `%`, `&`, `#`, `^`, `_`) ends the fast path."""
+"""One piece of a value; what matches none (`$`, `%`, `&`) ends the fast path."""
 
 _ARGUMENT = re.compile(r"[ \t]*(?:([A-Za-z])|\{([A-Za-z])\}|\{?\\([ij])(?![A-Za-z])\}?[ \t]*)")
 """What an accent applies to: a letter, a braced letter, or a dotless i or j."""

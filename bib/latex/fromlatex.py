@@ -142,9 +142,13 @@ def _from_latex(latex: str, *, fast: bool) -> str:
     if fast and not urls:
         common = decode_common(hidden)
         if common is not None:
-            text = clean(common.replace("\xa0", " "))
+            common = common.replace("\xa0", " ")
+            text = clean(common)
             if _STOP.search(text) is None:
                 return text
+            # what `_RecordText` escapes is per character, and the fast path's pieces are
+            # all literal text: escaping the whole is escaping each piece
+            return _unambiguous(text, clean(_RECORD_SPECIAL.sub(_record_escape, common)))
     nodes = latexwalker.LatexWalker(
         hidden, latex_context=_walker_context(), tolerant_parsing=True
     ).get_latex_nodes()[0]
