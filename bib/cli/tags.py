@@ -6,7 +6,7 @@ import json
 import os
 import sys
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TypedDict
 
@@ -15,11 +15,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from bib import pipeline
+from bib import convert as engine
 from bib.cli import terminal
 from bib.errors import BibError
 from bib.extract import tags as tagging
-from bib.extract import vocabulary as vocab
 from bib.readers import FORMATS
 from bib.record import Record, Span, Tag, TagKind
 
@@ -60,18 +59,6 @@ def max_topics_option(function):  # type: ignore[no-untyped-def]
         show_default=True,
         help="At most this many topic tags per record.",
     )(function)
-
-
-def tag_stages(
-    vocab_files: Sequence[Path],
-    max_topics: int,
-    kinds: Collection[TagKind] = tagging.EXTRACTED_KINDS,
-) -> list[pipeline.Stage]:
-    """The pipeline's default stages with the tagging stage set up from the options, making
-    tags of `kinds` only."""
-    vocabulary = vocab.load(vocab_files)
-    stages = [s for s in pipeline.DEFAULT_STAGES if s is not tagging.tag_stream]
-    return [*stages, tagging.stage(vocabulary, max_topics, kinds)]
 
 
 def _kinds(values: Sequence[str]) -> tuple[TagKind, ...]:
@@ -294,15 +281,15 @@ def tags_command(
     if explain and (as_json or stats):
         raise BibError("--explain shows abstracts; it does not combine with --json or --stats")
     kinds = _kinds(kind_names)
-    records = pipeline.run(
-        inputs,
-        fmt=source_format,
+    options = engine.ConvertOptions(
+        source_format=source_format,
         venue=venue,
         year=year,
-        extractors=tag_stages(vocab_files, max_topics),
+        stages=engine.tag_stages(vocab_files, max_topics),
         report=lambda message: click.echo(f"bib: {message}", err=True),
         stdin=sys.stdin.buffer,
-    ).records
+    )
+    records = engine.load(inputs, options)
     if stats and as_json:
         payload = {"records": len(records), "tags": tag_counts(records, kinds)}
         click.echo(json.dumps(payload, ensure_ascii=False, indent=2))

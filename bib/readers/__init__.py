@@ -7,7 +7,7 @@ without `--from`) from the content itself.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Container, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -76,28 +76,6 @@ def read(
         refuse_binary(source, name)
         return bibtex.read(source, name, report=report)
     return csljson.read(source, name)
-
-
-def read_at(
-    path: Path | str,
-    positions: Container[int],
-    *,
-    fmt: str | None = None,
-    venue: str | None = None,
-    year: int | None = None,
-    stdin: BinaryIO | None = None,
-) -> dict[int, Record]:
-    """The records of `read(path)` at these positions (0 is the first), read the same way,
-    reporting nothing; a `.bib` decodes only those entries."""
-    named = fmt or SUFFIXES.get(Path(path).suffix.lower())
-    if named == "bibtex" and str(path) != STDIN:
-        try:
-            data = Path(path).read_bytes()
-        except OSError as exc:
-            raise BibError(f"cannot read: {exc.strerror}", path) from None
-        return bibtex.read_at(data, path, positions)
-    records = read(path, fmt=fmt, venue=venue, year=year, stdin=stdin)
-    return {index: record for index, record in enumerate(records) if index in positions}
 
 
 def _head(path: Path) -> bytes:

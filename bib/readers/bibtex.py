@@ -9,7 +9,7 @@ it: inline math stays `$...$` so that writers can render it.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Container, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -243,18 +243,6 @@ def read(
     decoding = Decoding()
     for entry in entries:
         yield _entry_record(entry, path, decoding)
-
-
-def read_at(data: bytes, path: str | Path, positions: Container[int]) -> dict[int, Record]:
-    """The records at these positions of `read`'s order, the others not decoded (merged
-    duplicates are read again so, once every identity is known); nothing reported."""
-    path = str(path)
-    decoding = Decoding()
-    return {
-        index: _entry_record(entry, path, decoding)
-        for index, entry in enumerate(_entries(data, path, None, False))
-        if index in positions
-    }
 
 
 def _entries(
