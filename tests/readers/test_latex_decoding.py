@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import subprocess
 
-from bib import pipeline
+from bib import convert as engine
 from bib.latex import escape, to_latex
 from bib.writers import bibtex, csljson
 
@@ -18,7 +18,7 @@ from bib.writers import bibtex, csljson
 def _record(tmp_path, text):
     path = tmp_path / "refs.bib"
     path.write_text(text, encoding="utf-8")
-    [record] = pipeline.run([path], extractors=()).records
+    [record] = engine.run([path], engine.ConvertOptions(stages=())).records
     return record
 
 
