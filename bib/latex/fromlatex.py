@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import re
 from functools import cache
+from typing import Any
 
 from pylatexenc import latexwalker, macrospec
-from pylatexenc.latex2text import LatexNodes2Text
 
+from bib.latex.fastlatex import decode_common
 from bib.latex.markup import _STOP, clean
 from bib.latex.tables import _RECORD_ESCAPES, _STYLE_COMMANDS
 from bib.latex.tolatex import to_latex
-from bib.latex.totext import _typeset, decoder, to_text
+from bib.latex.totext import KeepingText, _typeset, decoder, to_text
 
 _RECORD_SPECIAL = re.compile(r"[\\$*_<`\[{}]")
 _NEEDS_LATEX = re.compile(r"[\\$%{}~&]")
@@ -22,7 +23,27 @@ _PLACEHOLDER = re.compile("\ufffe(\\d+)\uffff")
 """A URL set aside while pylatexenc reads the rest; noncharacters, which `clean` drops anyway."""
 
 
-class _RecordText(LatexNodes2Text):
+_PATH = re.compile(r"\\path\s*(?:([^A-Za-z\s{}\\])([^{}\\]*?)\1|\{([^{}\\]*)\})")
+"""url.sty's `\\path|x|` (TUGboat's bibliographies write e-mail addresses and URLs so)."""
+_SORT_ONLY = re.compile(r"\\(?:noopsort|SortNoop|sortnoop)\s*\{[^{}]*\}")
+"""`{\\noopsort{1973c}}1981`: a sort key that styles define to print nothing (xampl.bib)."""
+
+
+def prepare(latex: str) -> str:
+    """The macros that a BibTeX value's own file defines in its `@preamble`, read as the
+    file means them: `\\path|x|` is `\\url{x}`, a sort key prints nothing."""
+    if "\\path" in latex:
+        latex = _PATH.sub(_path_url, latex)
+    if "oop" in latex:
+        latex = _SORT_ONLY.sub("", latex)
+    return latex
+
+
+def _path_url(m: re.Match[str]) -> str:
+    return "\\url{" + (m.group(2) if m.group(3) is None else m.group(3)) + "}"
+
+
+class _RecordText(KeepingText):
     """pylatexenc's LaTeX->text, writing record text instead of plain text: formatting
     commands and math stay markup, and (with `escape`) characters that record text would
     read as markup (`*`, `_`, `$`, ...) are escaped."""
@@ -39,24 +60,25 @@ class _RecordText(LatexNodes2Text):
             return text
         return _RECORD_SPECIAL.sub(_record_escape, text)
 
-    def chars_node_to_text(self, node, textcol=0):
+    def chars_node_to_text(self, node: Any, textcol: int = 0) -> str:
         return self.literal(super().chars_node_to_text(node, textcol))
 
-    def specials_node_to_text(self, node):
+    def specials_node_to_text(self, node: Any) -> str:
         if node.specials_chars == "&":  # an alignment tab to LaTeX, an ampersand in a title
             return "&"
         return self.literal(super().specials_node_to_text(node))
 
-    def math_node_to_text(self, node):
-        source, end = node.latex_verbatim(), node.pos + node.len
+    def math_node_to_text(self, node: Any) -> str:
+        source: str = node.latex_verbatim()
+        end = node.pos + node.len
         after = node.parsing_state.s[end:].lstrip("{}")[:1]
         if node.delimiters[0] == "$" and after.isdigit():  # `$x$2` is not math in record text
             return "\\(" + source[1:-1] + "\\)"
         return source
 
-    def macro_node_to_text(self, node):
+    def macro_node_to_text(self, node: Any) -> str:
         args = [a for a in (node.nodeargd.argnlist if node.nodeargd else []) if a is not None]
-        name = node.macroname
+        name: str = node.macroname
         if (name in _STYLE_COMMANDS or name in ("url", "href")) and args:
             groups = "}{".join(self._groupnodecontents_to_text(a) for a in args)
             return "\\" + name + "{" + groups + "}"
@@ -85,6 +107,16 @@ def _walker_context() -> macrospec.LatexContextDb:
 
 
 def from_latex(latex: str) -> str:
+    """`from_latex_reference`, with the common values read by the fast decoder."""
+    return _from_latex(latex, fast=True)
+
+
+def from_latex_reference(latex: str) -> str:
+    """`from_latex` with every value read by pylatexenc: the oracle of the fast decoder."""
+    return _from_latex(latex, fast=False)
+
+
+def _from_latex(latex: str, *, fast: bool) -> str:
     """A BibTeX value (title, abstract, note) -> record text that `to_latex` writes back as it
     was and `to_text` renders as it prints: accents, escapes and symbols become Unicode,
     grouping braces go, formatting commands, links and math stay markup.
@@ -92,6 +124,7 @@ def from_latex(latex: str) -> str:
     Literal characters that record text reads as markup are escaped only when they would be
     (`a*b*c`, not `BERT_base`), so that titles read from third-party files stay plain.
     """
+    latex = prepare(latex)
     if _NEEDS_LATEX.search(latex) is None:  # plain text: only ligatures to read
         plain = clean(_typeset(latex))
         if _STOP.search(plain) is None:
@@ -106,6 +139,16 @@ def from_latex(latex: str) -> str:
     hidden = _URL_ARGUMENT.sub(hide, latex.replace("\ufffe", "").replace("\uffff", ""))
     # `50% faster` would be a LaTeX comment; in a BibTeX value it is a forgotten `\%`
     hidden = _BARE_PERCENT.sub(r"\\%", hidden)
+    if fast and not urls:
+        common = decode_common(hidden)
+        if common is not None:
+            common = common.replace("\xa0", " ")
+            text = clean(common)
+            if _STOP.search(text) is None:
+                return text
+            # what `_RecordText` escapes is per character, and the fast path's pieces are
+            # all literal text: escaping the whole is escaping each piece
+            return _unambiguous(text, clean(_RECORD_SPECIAL.sub(_record_escape, common)))
     nodes = latexwalker.LatexWalker(
         hidden, latex_context=_walker_context(), tolerant_parsing=True
     ).get_latex_nodes()[0]

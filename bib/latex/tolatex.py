@@ -28,7 +28,7 @@ from bib.latex.markup import (
     _marks,
     clean,
 )
-from bib.latex.tables import _STYLE_LATEX
+from bib.latex.tables import _ACCENTS, _STYLE_LATEX
 from bib.latex.totext import _plain
 
 
@@ -59,7 +59,50 @@ def to_latex(text: str | Text, *, ascii: bool = False, protect: bool = False) ->
         # specials gives text nodes without them.
         _render_latex(prepared.nodes(), protect, out, not _LATEX_SPECIALS.isdisjoint(marks))
         result = "".join(out)
-    return to_ascii(result) if ascii else result
+        if "[@" in result:  # a citation read from `\\cite{X}` is one again
+            result = _CITATION.sub(_cite, result)
+    return _finish(result, ascii)
+
+
+def _finish(latex: str, ascii: bool) -> str:
+    """A value's last step: a letter with a combining accent that Unicode has no single
+    character for (P with a macron) becomes the accent macro (`{\\={P}}`), which pdflatex
+    typesets where it rejects a bare combining character; then `--ascii`."""
+    if latex.isascii():
+        return latex
+    if _COMBINING.search(latex) is not None:
+        latex = _ACCENTED.sub(_accent_macro, latex)
+    return to_ascii(latex) if ascii else latex
+
+
+_MARK_COMMAND = {mark: command for command, mark in _ACCENTS.items()}
+_COMBINING = re.compile("[" + "".join(_MARK_COMMAND) + "]")
+_ACCENTED = re.compile(r"([^\W\d_])([" + "".join(_MARK_COMMAND) + "]+)")
+
+
+def _accent_macro(m: re.Match[str]) -> str:
+    decomposed = unicodedata.normalize("NFD", m.group())  # `ḋ` + a mark: d and two marks
+    base, marks = decomposed[0], decomposed[1:]
+    unknown = any(mark not in _MARK_COMMAND for mark in marks)
+    if unknown or (not base.isascii() and base != "\u0131"):
+        return m.group()
+    latex = "\\i" if base in "i\u0131" else "\\j" if base == "j" else base
+    for mark in marks:
+        command = _MARK_COMMAND[mark]
+        latex = "\\" + command + "{" + latex + "}"
+    return "{" + latex + "}"
+
+
+_CITATION = re.compile(r"\[(@[^\s;\[\]]+(?:; @[^\s;\[\]]+)*)\]")
+"""`[@a; @b]`, pandoc's markdown citation, which `from_latex` makes of `\\cite{a,b}`."""
+
+
+def _cite(m: re.Match[str]) -> str:
+    keys = (key.strip()[1:] for key in m.group(1).split(";"))
+    return "\\cite{" + ",".join(k.replace("\\_", "_").translate(_UNBRACED) for k in keys) + "}"
+
+
+_UNBRACED = str.maketrans("", "", "{}")
 
 
 def escape(text: str, *, ascii: bool = False) -> str:
@@ -82,16 +125,15 @@ def _escaped(text: str, ascii: bool) -> str:
     if ascii and not text.isascii():
         text = unicodedata.normalize("NFC", text)
         marks = _marks(text)
-    result = _escape(text, marks)
-    return to_ascii(result) if ascii else result
+    return _finish(_escape(text, marks), ascii)
 
 
 def escape_clean(text: str, *, ascii: bool = False) -> str:
     """`escape` of text already clean (`clean(text) == text`, as keywords are), without
     cleaning it again or remembering it: a record's keyword list is its own."""
     if ascii and not text.isascii():
-        return to_ascii(_escape(unicodedata.normalize("NFC", text)))
-    return _escape(text)
+        return _finish(_escape(unicodedata.normalize("NFC", text)), ascii)
+    return _finish(_escape(text), False)
 
 
 def _render_latex(nodes: list[Node], protect: bool, out: list[str], escape: bool = True) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from functools import cache, lru_cache
+from typing import Any
 
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 
@@ -18,7 +19,7 @@ from bib.latex.markup import (
     _single_spaced,
     clean,
 )
-from bib.latex.tables import _LIGATURE, _LIGATURE_SHOWN
+from bib.latex.tables import _LIGATURE, _LIGATURE_SHOWN, _MACRO_TEXT
 
 
 def to_text(text: str | Text) -> str:
@@ -101,6 +102,28 @@ def _math_text(body: str) -> str:
     return text.strip()
 
 
+class KeepingText(LatexNodes2Text):
+    """pylatexenc's LaTeX->text, but a macro it does not know prints its name (pylatexenc
+    deletes it): `{\\MTeX}` is `MTeX`, not nothing; one its parser knows to take
+    arguments (`\\mbox{x}`) prints them."""
+
+    def macro_node_to_text(self, node: Any) -> str:
+        if self.latex_context.get_macro_spec(node.macroname) is None:
+            args = [a for a in (node.nodeargd.argnlist if node.nodeargd else []) if a is not None]
+            if not args:
+                return str(node.macroname)
+            return "".join(self._groupnodecontents_to_text(a) for a in args)  # `\\mbox{x}`
+        return str(super().macro_node_to_text(node))
+
+
+def _citation(node: Any) -> str:
+    """`\\cite{a,b}` -> `[@a; @b]`: a citation stays one (pandoc's markdown form)."""
+    args = node.nodeargd.argnlist if node.nodeargd else []
+    keys = args[-1].latex_verbatim().strip("{}") if args and args[-1] is not None else ""
+    cited = [key.strip() for key in keys.split(",") if key.strip()]
+    return "[" + "; ".join("@" + key for key in cited) + "]" if cited else ""
+
+
 @cache
 def decoder(math_mode: str = "text") -> LatexNodes2Text:
     """pylatexenc's LaTeX->text, taught the macros `to_latex` writes that its default
@@ -130,11 +153,15 @@ def decoder(math_mode: str = "text") -> LatexNodes2Text:
             MacroTextSpec("textsuperscript", "%s"),
             MacroTextSpec("textsubscript", "%s"),
             MacroTextSpec("url", "%s"),
-            MacroTextSpec("LaTeX", "LaTeX"),
-            MacroTextSpec("TeX", "TeX"),
+            *(MacroTextSpec("cite" + kind, simplify_repl=_citation) for kind in _CITES),
+            *(MacroTextSpec(name, text) for name, text in _MACRO_TEXT.items()),
         ],
     )
-    return LatexNodes2Text(latex_context=db, math_mode=math_mode, strict_latex_spaces=True)
+    return KeepingText(latex_context=db, math_mode=math_mode, strict_latex_spaces=True)
+
+
+_CITES = ("", "p", "t", "alp", "alt", "author", "year", "yearpar")
+"""`\\cite`, `\\citep`, `\\citet`, ... (natbib's)."""
 
 
 def decode(latex: str) -> str:

@@ -11,12 +11,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from bib import venues
 from bib.errors import BibError
 from bib.extract.urls import role
 from bib.identity import normalize_arxiv, record_id, strip_doi
 from bib.latex import decoder, from_latex
+from bib.latex.fastlatex import decode_common
+from bib.latex.fromlatex import prepare
 from bib.readers import bibtex_syntax, names
 from bib.readers.paperlist import decode
 from bib.readers.roundtrip import merge_links, split_note
@@ -59,19 +62,78 @@ def to_unicode(value: str) -> str:
     """
     if not _LATEX.search(value):
         return " ".join(value.split())  # plain text (most values): no decoder, no regexes
-    value = _URL_CMD.sub(lambda m: m.group(2) or m.group(1), value)
+    return _decoded(value, decode_common)
+
+
+def to_unicode_reference(value: str) -> str:
+    """`to_unicode` with every LaTeX span read by pylatexenc: the fast decoder's oracle."""
+    if not _LATEX.search(value):
+        return " ".join(value.split())
+    return _decoded(value, lambda part: None)
+
+
+def _decoded(value: str, fast: Callable[[str], str | None]) -> str:
+    value = _URL_CMD.sub(lambda m: m.group(2) or m.group(1), prepare(value))
     parts = _MATH.split(value)
     out = []
     for index, part in enumerate(parts):
         if index % 2:
             out.append(part)
         elif "\\" in part:
-            out.append(decoder("verbatim").latex_to_text(part))
+            common = fast(part)
+            out.append(decoder("verbatim").latex_to_text(part) if common is None else common)
         else:
             plain = part.replace("{", "").replace("}", "").replace("~", " ")
             out.append(plain.replace("---", "\u2014").replace("--", "\u2013"))
     text = "".join(out).replace("\xa0", " ")
     return " ".join(text.split())
+
+
+class Decoding:
+    """The decoded values of one read, remembered: a file repeats its journals, publishers,
+    author lists and `@string` expansions (TeX Live's `ack-nhfb` is in 8,700 entries), and
+    each is decoded once. Made per `read` and dropped with it (never module-level); only
+    short values are kept, and at most `LIMIT` of each kind, so memory stays flat in N."""
+
+    LIMIT = 20_000
+    LONGEST = 300
+
+    __slots__ = ("_names", "_record_text", "_text")
+
+    def __init__(self) -> None:
+        self._text: dict[str, str] = {}
+        self._record_text: dict[str, str] = {}
+        self._names: dict[str, tuple[Author, ...]] = {}
+
+    def text(self, value: str) -> str:
+        """`to_unicode`, remembered."""
+        if not _LATEX.search(value):
+            return " ".join(value.split())  # cheaper than a look-up
+        found = self._text.get(value)
+        if found is None:
+            found = to_unicode(value)
+            self._keep(self._text, value, found)
+        return found
+
+    def record_text(self, value: str) -> str:
+        """`from_latex`, remembered."""
+        found = self._record_text.get(value)
+        if found is None:
+            found = from_latex(value)
+            self._keep(self._record_text, value, found)
+        return found
+
+    def names(self, value: str) -> tuple[Author, ...]:
+        """`names.parse_names` with `to_unicode`, remembered."""
+        found = self._names.get(value)
+        if found is None:
+            found = names.parse_names(value, self.text)
+            self._keep(self._names, value, found)
+        return found
+
+    def _keep(self, table: dict[str, Any], value: str, decoded: Any) -> None:
+        if len(value) <= self.LONGEST and len(table) < self.LIMIT:
+            table[value] = decoded
 
 
 def parse_name(name: str) -> Author:
@@ -96,20 +158,21 @@ def _bare_year(name: str, value: str) -> bool:
     return name == "date" and re.fullmatch(r"\s*-?\d{1,4}\s*", value) is not None
 
 
-def _field_value(name: str, value: str) -> str:
+def _field_value(name: str, value: str, decoding: Decoding) -> str:
     """A further field in Unicode; name lists in the canonical form of `names.format_names`
     (their braces and `and`s are structure, which plain decoding would lose)."""
     if name in ("file", "pdf"):
         return value
     if name in names.NAME_LISTS:
-        return names.format_names(names.parse_names(value, to_unicode))
-    return to_unicode(value)
+        return names.format_names(decoding.names(value))
+    return decoding.text(value)
 
 
-def _record(entry: dict[str, str], path: str, line: int) -> Record:
+def _record(entry: dict[str, str], path: str, line: int, decoding: Decoding) -> Record:
     get = entry.get
-    authors = names.parse_names(get("author", ""), to_unicode)
-    title = from_latex(get("title", ""))
+    text = decoding.text
+    authors = decoding.names(get("author", ""))
+    title = decoding.record_text(get("title", ""))
     abstract = from_latex(get("abstract", ""))
     year = _year(entry)
     doi = strip_doi(get("doi", ""))
@@ -121,16 +184,16 @@ def _record(entry: dict[str, str], path: str, line: int) -> Record:
     entry_type = ENTRY_TYPES.get(entry["ENTRYTYPE"].lower(), EntryType.MISC)
     if entry_type is EntryType.MISC and arxiv_id:
         entry_type = EntryType.PREPRINT
-    container = to_unicode(get("booktitle", "") or get("journal", "") or get("journaltitle", ""))
-    venue = to_unicode(get("venue", "")) or (venues.find(container) or "" if container else "")
-    keywords = [k.strip() for k in re.split(r"[,;]", to_unicode(get("keywords", ""))) if k.strip()]
-    note, derived, note_links = split_note(from_latex(get("note", "")))
-    addendum, _, addendum_links = split_note(from_latex(get("addendum", "")))
+    container = text(get("booktitle", "") or get("journal", "") or get("journaltitle", ""))
+    venue = text(get("venue", "")) or (venues.find(container) or "" if container else "")
+    keywords = [k.strip() for k in re.split(r"[,;]", text(get("keywords", ""))) if k.strip()]
+    note, derived, note_links = split_note(decoding.record_text(get("note", "")))
+    addendum, _, addendum_links = split_note(decoding.record_text(get("addendum", "")))
     if origin := provenance_of(addendum):  # bib writes a resolved record's provenance there
         addendum = without_provenance(addendum)
         note = f"{note} {origin}".strip()
     extra = tuple(
-        (name, _field_value(name, value))
+        (name, _field_value(name, value, decoding))
         for name, value in sorted(entry.items())
         if name not in _CONSUMED and value.strip() and not _bare_year(name, value)
     )
@@ -154,9 +217,9 @@ def _record(entry: dict[str, str], path: str, line: int) -> Record:
         authors=authors,
         venue=venue,
         container_title=container,
-        event_title=to_unicode(get("eventtitle", "")),
-        publisher=to_unicode(get("publisher", "")),
-        series=to_unicode(get("series", "")),
+        event_title=text(get("eventtitle", "")),
+        publisher=text(get("publisher", "")),
+        series=text(get("series", "")),
         year=year,
         links=merge_links((Link(url, role(url)),) if url else (), note_links, addendum_links),
         doi=doi,
@@ -180,6 +243,15 @@ def read(
     field or key, an entry that does not parse) go to `report` as
     `warning: FILE:LINE: ...`; with `strict` the first one is a BibError instead."""
     path = str(path)
+    entries = _entries(data, path, report, strict)
+    decoding = Decoding()
+    for entry in entries:
+        yield _entry_record(entry, path, decoding)
+
+
+def _entries(
+    data: bytes, path: str, report: Callable[[str], None] | None, strict: bool
+) -> list[bibtex_syntax.Entry]:
     text = decode(data, path)
 
     def problem(found: bibtex_syntax.Problem) -> None:
@@ -195,8 +267,11 @@ def read(
             + ("" if document.problems else " (is it a .bib file? entries start with @type{key,)"),
             path,
         )
-    for entry in document.entries:
-        fields = entry.values()
-        fields["ENTRYTYPE"] = entry.type
-        fields["ID"] = entry.key
-        yield _record(fields, path, entry.line)
+    return document.entries
+
+
+def _entry_record(entry: bibtex_syntax.Entry, path: str, decoding: Decoding) -> Record:
+    fields = entry.values()
+    fields["ENTRYTYPE"] = entry.type
+    fields["ID"] = entry.key
+    return _record(fields, path, entry.line, decoding)

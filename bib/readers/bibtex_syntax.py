@@ -47,6 +47,12 @@ _SPACE = re.compile(r"(?:[ \t\n]|%[^\n]*)*")
 _NAME = re.compile(r"[^\s\"#%'(),={}]+")
 _KEY = re.compile(r"[^\s,}]*")
 _KEY_PAREN = re.compile(r"[^\s,)]*")
+_FIELD_START = re.compile(
+    r",(?:[ \t\n]|%[^\n]*)*([^\s\"#%'(),={}]+)(?:[ \t\n]|%[^\n]*)*=(?:[ \t\n]|%[^\n]*)*"
+)
+"""`, name = ` of a field, with the spaces and comments `space` skips."""
+_SIMPLE_VALUE = re.compile(r'\{([^{}@]*)\}|"([^"{}@]*)"|([0-9]+)(?![^\s"#%\'(),={}])')
+"""A value with no brace inside (nor an `@`, where a group may stop) or a number."""
 _BRACES = re.compile(r"[{}]|\n[ \t]*@[A-Za-z]+[ \t]*[{(]")
 _QUOTED = re.compile(r'[{}"]|\n[ \t]*@[A-Za-z]+[ \t]*[{(]')
 # A group stops at an `@type{` that starts a line: an entry left open ends there, so a
@@ -267,16 +273,21 @@ class _Parser:
         pos = self.space(key_match.end())  # type: ignore[union-attr]
         fields: dict[str, Field] = {}
         while pos < len(text) and text[pos] == ",":
-            pos = self.space(pos + 1)
-            name = _NAME.match(text, pos)
-            if name is None:
-                break  # a trailing comma
-            field_line = self.lines.at(pos)
-            pos = self.space(name.end())
-            self.expect("=", pos)
-            value, _, pos = self.value(self.space(pos + 1))
-            pos = self.space(pos)
-            lowered = name.group(0).lower()
+            start = _FIELD_START.match(text, pos)  # `, name =` in one match: the common case
+            if start is not None:
+                field_name, field_line = start.group(1), self.lines.at(start.start(1))
+                value, pos = self.value_at(start.end())
+            else:
+                pos = self.space(pos + 1)
+                name = _NAME.match(text, pos)
+                if name is None:
+                    break  # a trailing comma
+                field_name, field_line = name.group(0), self.lines.at(pos)
+                pos = self.space(name.end())
+                self.expect("=", pos)
+                value, _, pos = self.value(self.space(pos + 1))
+                pos = self.space(pos)
+            lowered = field_name.lower()
             if lowered in fields:
                 self.problem(
                     f"{key}: field '{lowered}' repeated (line {fields[lowered].line} kept)",
@@ -296,6 +307,18 @@ class _Parser:
             self.seen[folded] = line
             self.doc.entries.append(Entry(kind, key, line, tuple(fields.values())))
         return pos + 1
+
+    def value_at(self, pos: int) -> tuple[str, int]:
+        """`value` then the space after it; a lone `{...}` or `"..."` without braces inside,
+        or a number, in one match (most fields)."""
+        simple = _SIMPLE_VALUE.match(self.text, pos)
+        if simple is not None and simple.end() - pos <= MAX_VALUE:
+            after = _SPACE.match(self.text, simple.end()).end()  # type: ignore[union-attr]
+            if not self.text.startswith("#", after):
+                found = simple.lastindex
+                return simple.group(found), after  # type: ignore[arg-type]
+        value, _, end = self.value(pos)
+        return value, self.space(end)
 
     def value(self, pos: int) -> tuple[str, int, int]:
         """One `a # "b" # {c}` value from `pos`: its text, the deepest macro used, the end."""

@@ -31,7 +31,7 @@ NOT_BIBLIOGRAPHIES = frozenset(
 MERGED_AS_ONE_WORK = frozenset({"baez/online"})
 """Entries with the arXiv id of another entry: one work by point 1 of issue 18 (reported on
 standard error as merged), so their key is the other entry's."""
-AGREEMENT_FLOOR = 0.88
+AGREEMENT_FLOOR = 0.89
 """The share of pandoc's values bib gives equally (after the normalizations of
 corpus.normal, each a documented choice): a floor under the figure measured when this test
 was written, raised as differences are fixed (issue 18 asks for 99.5 %)."""

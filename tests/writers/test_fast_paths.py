@@ -92,10 +92,11 @@ def reference_parse(text: str) -> list:
 
 
 def reference_to_latex(text: str, protect: bool) -> str:
-    """Always parse, escape every text node."""
+    """Always parse, escape every text node (then to_latex's last steps: citations, accent
+    macros for combining accents)."""
     out: list[str] = []
     tolatex._render_latex(reference_parse(markup.clean(text)), protect, out)
-    return "".join(out)
+    return tolatex._finish(tolatex._CITATION.sub(tolatex._cite, "".join(out)), False)
 
 
 def reference_to_text(text: str) -> str:

@@ -1,0 +1,73 @@
+"""The fast LaTeX decoder (`bib.latex.fastlatex`) gives what pylatexenc gives.
+
+The oracle is the reference path: pylatexenc's LaTeX->text with bib's context, for every
+value the fast decoder accepts, on generated values that mix the pieces it reads (accents
+in every argument form, named symbols, escapes, braces, ties, dashes, quotes, spaces and
+line breaks) with the ones it must leave to pylatexenc (math, `%`, `&`, arguments, unknown
+macros). The reader's per-read cache is held to the plain functions the same way.
+"""
+
+from __future__ import annotations
+
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from bib.latex import decoder
+from bib.latex.fastlatex import decode_common
+from bib.latex.fromlatex import from_latex, from_latex_reference
+from bib.latex.tables import _ACCENTS, _MACRO_TEXT
+from bib.readers.bibtex import Decoding, to_unicode, to_unicode_reference
+
+ACCENT_COMMANDS = ["\\" + name for name in _ACCENTS]
+SYMBOLS = ["\\" + name for name in _MACRO_TEXT]
+PIECES = st.sampled_from(
+    [
+        *ACCENT_COMMANDS,
+        *SYMBOLS,
+        "e", "E", "i", "o", "P", "ab", "{", "}", "{}", " ", "  ", "\n", "\n\n", "\t", "~",
+        "-", "--", "---", "`", "``", "'", "''", "!`", "?`", "!", "?", "\\i", "\\j", "{\\i}",
+        "\\ ", "\\-", "\\&", "\\%", "\\$", "\\#", "\\_", "\\{", "\\}", "\\\\", "\\\\[2pt]",
+        "\\,", "\\/", "$x$", "%", "&", "#", "^", "_", "\\emph{", "\\textbf{x}", "\\cite{K}",
+        "\\MTeX", "\\foo", "\\url{http://a.b/c}", "\\path|a@b.c|", "\u00e9", "[", "*",
+    ]
+)  # fmt: skip
+VALUES = st.lists(PIECES, max_size=14).map("".join)
+
+
+@given(VALUES)
+@example('\\\'e \\"{o} \\H o \\c{c} \\v s \\={P} \\"\\i x')
+@example("\\ss{} x \\TeX\\ and \\copyright\\ 1990")
+def test_every_value_the_fast_decoder_reads_is_what_pylatexenc_reads(value):
+    fast = decode_common(value)
+    if fast is not None:
+        assert fast == decoder("verbatim").latex_to_text(value)
+
+
+@given(VALUES)
+def test_to_unicode_equals_its_pylatexenc_reference(value):
+    assert to_unicode(value) == to_unicode_reference(value)
+
+
+@given(VALUES)
+@example("{\\'E}cole -- \\emph{x}")
+def test_from_latex_equals_its_pylatexenc_reference(value):
+    assert from_latex(value) == from_latex_reference(value)
+
+
+@given(st.lists(VALUES, min_size=1, max_size=6))
+def test_the_per_read_cache_gives_what_the_functions_give(values):
+    decoding = Decoding()
+    for value in values + values:  # the second round is read from the cache
+        assert decoding.text(value) == to_unicode(value)
+        assert decoding.record_text(value) == from_latex(value)
+
+
+def test_every_table_symbol_reads_as_pylatexenc_reads_it():
+    for name in _MACRO_TEXT:
+        value = f"a\\{name}{{}}b"
+        assert decode_common(value) == decoder("verbatim").latex_to_text(value), name
+
+
+def test_common_values_take_the_fast_path():
+    for value in ("Erd{\\H o}s", 'M\\"uller', '{\\AA}ngstr{\\"o}m', "pp.~3--7", "\\TeX{}book"):
+        assert decode_common(value) is not None, value
