@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
+from bib.parallel import batches
 from bib.readers.names import split_name
 from bib.record import Link, LinkRole, Record, evolve
 from bib.resolve.candidate import Candidate
@@ -89,6 +90,12 @@ def resolve_records(
     return outcomes
 
 
+RESOLVE_BATCH = 500
+"""Records `bib convert --resolve` hands to the resolver at a time: the Semantic Scholar batch
+endpoint's limit, so that the bulk requests, the OR-batched arXiv searches and the hosts
+queried side by side work as they do for `bib resolve`."""
+
+
 def convert_stage(
     resolver: Resolver, *, best_effort: bool, warn: Callable[[str], None]
 ) -> Callable[[Iterable[Record]], Iterator[Record]]:
@@ -101,24 +108,23 @@ def convert_stage(
     failed: list[str] = []
 
     def stage(records: Iterable[Record]) -> Iterator[Record]:
-        for record in records:
-            if failed:
-                yield record
-                continue
-            try:
-                if record.id not in decided:
-                    decided[record.id] = resolver.resolve(record)
-            except SourceFault as exc:
-                if not best_effort:
-                    raise
-                failed.append(str(exc))
-                warn(f"bib: warning: {exc}; the remaining records are written unresolved")
-                yield record
-                continue
-            best = decided[record.id].best
-            if decided[record.id].verdict is Verdict.RESOLVED and best is not None:
-                yield apply(record, best.candidate, best.score)
-            else:
-                yield record
+        for batch in batches(records, RESOLVE_BATCH):
+            todo = [record for record in batch if record.id not in decided]
+            if todo and not failed:
+                try:
+                    for record, decision in zip(todo, resolver.resolve_all(todo), strict=True):
+                        decided[record.id] = decision
+                except SourceFault as exc:
+                    if not best_effort:
+                        raise
+                    failed.append(str(exc))
+                    warn(f"bib: warning: {exc}; the remaining records are written unresolved")
+            for record in batch:
+                found = decided.get(record.id)
+                best = found.best if found else None
+                if found and found.verdict is Verdict.RESOLVED and best is not None:
+                    yield apply(record, best.candidate, best.score)
+                else:
+                    yield record
 
     return stage

@@ -11,7 +11,10 @@ from click.testing import CliRunner
 import bib.resolve.session as session_module
 from bib.cli import main
 from bib.resolve.http import Http
+from bib.resolve.session import open_session
+from bib.resolve.stage import resolve_records
 from tests.resolve import corpus
+from tests.resolve.conftest import fast
 from tests.resolve.servers import State
 
 SEED = str(corpus.SEEDS / "000_465737449dbd50b8.txt")
@@ -67,3 +70,20 @@ def test_best_effort_writes_records_unresolved_without_network(
     assert result.exit_code == 0  # type: ignore[attr-defined]
     assert "written unresolved" in result.stderr  # type: ignore[attr-defined]
     assert "Resolved from" not in out.read_text(encoding="utf-8")
+
+
+def test_convert_resolve_asks_the_services_as_bib_resolve_does(
+    server: State, tmp_path: Path
+) -> None:
+    """A regression: `convert --resolve` resolved one record at a time, so it lost the bulk
+    requests and the ten-record arXiv searches that `bib resolve` makes."""
+    records = corpus.seed_records()  # some of them are not in the venue's listing
+    session = fast(open_session(online=True, cache_dir=tmp_path / "library-cache"))
+    resolve_records(records, session.resolver)
+    asked_by_resolve = sorted(server.requests)
+    assert any(r.startswith("/arxiv/") for r in asked_by_resolve)
+    server.requests.clear()
+    out = str(tmp_path / "refs.bib")
+    result = CliRunner().invoke(main, ["convert", str(corpus.SEEDS), "-o", out, "--resolve"])
+    assert result.exit_code == 0, result.output
+    assert sorted(server.requests) == asked_by_resolve
