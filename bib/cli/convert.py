@@ -21,7 +21,7 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from bib import parallel, pipeline, stable_keys, writers
 from bib.atomic import destination, publish, remove_stale
 from bib.cli import terminal
-from bib.cli.tags import max_topics_option, tag_stages, vocabulary_option
+from bib.cli.tags import max_topics_option, tag_stages, vocabulary_option, with_parents_option
 from bib.errors import BibError
 from bib.readers import FORMATS
 from bib.record import Record, TagKind
@@ -322,6 +322,7 @@ def _reporter() -> Callable[[str], None]:
 )
 @vocabulary_option
 @max_topics_option
+@with_parents_option
 def convert(
     inputs: tuple[str, ...],
     fmt: str | None,
@@ -336,6 +337,7 @@ def convert(
     strict: bool,
     vocab_files: tuple[Path, ...],
     max_topics: int,
+    with_parents: bool | None = None,
     resolve_mode: str | None = None,
 ) -> None:
     """Convert paper lists, BibTeX and CSL-JSON into BibTeX, BibLaTeX and CSL-JSON.
@@ -357,6 +359,7 @@ def convert(
       bib convert seeds/ -o refs.json --keys-from thesis.bib
       bib convert big-list.txt -o refs.bib --jobs 4
       bib convert seeds/ -o refs.bib --resolve=best-effort
+      bib convert seeds/ -o refs.bib --with-parents   # topics' ancestors as keywords too
     """
     if source_format is not None and source_format not in FORMATS:
         raise BibError(f"unknown input format '{source_format}' (use one of: {', '.join(FORMATS)})")
@@ -366,7 +369,7 @@ def convert(
         kinds = writers.DEFAULT_TAG_KINDS
     console = terminal.console(stderr=True)
     # only the tags written are made: the contribution tags cost a fifth of the tagging
-    stages = tag_stages(vocab_files, max_topics, kinds)
+    stages = tag_stages(vocab_files, max_topics, kinds, with_parents)
     if resolve_mode:
         # a network stage runs once per paper, in this process (rate limits are per client)
         stages = [*stages, _resolve_stage(resolve_mode == "best-effort")]

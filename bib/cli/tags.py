@@ -14,9 +14,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from bib import pipeline
+from bib import pipeline, settings
 from bib.cli import terminal
 from bib.errors import BibError
+from bib.extract import hierarchy
 from bib.extract import tags as tagging
 from bib.extract import vocabulary as vocab
 from bib.readers import FORMATS
@@ -61,16 +62,35 @@ def max_topics_option(function):  # type: ignore[no-untyped-def]
     )(function)
 
 
+def with_parents_option(function):  # type: ignore[no-untyped-def]
+    """`--with-parents/--without-parents`, shared with `bib convert` (default: the setting
+    `tags.with_parents` of the config file, else off)."""
+    return click.option(
+        "--with-parents/--without-parents",
+        "with_parents",
+        default=None,
+        help="Add every ancestor of each topic (grpo: rlvr, reinforcement-learning ...); "
+        "default: tags.with_parents in config.toml, else off.",
+    )(function)
+
+
 def tag_stages(
     vocab_files: Sequence[Path],
     max_topics: int,
     kinds: Collection[TagKind] = tagging.EXTRACTED_KINDS,
+    with_parents: bool | None = None,
 ) -> list[pipeline.Stage]:
     """The pipeline's default stages with the tagging stage set up from the options, making
-    tags of `kinds` only."""
+    tags of `kinds` only; with the ancestors of the topics added when `with_parents` (None:
+    as the settings say)."""
     vocabulary = vocab.load(vocab_files)
     stages = [s for s in pipeline.DEFAULT_STAGES if s is not tagging.tag_stream]
-    return [*stages, tagging.stage(vocabulary, max_topics, kinds)]
+    stages.append(tagging.stage(vocabulary, max_topics, kinds))
+    if with_parents is None:
+        with_parents = settings.load().with_parents
+    if with_parents and TagKind.TOPIC in kinds:
+        stages.append(hierarchy.parents_stage(vocabulary))
+    return stages
 
 
 def _kinds(values: Sequence[str]) -> tuple[TagKind, ...]:
@@ -247,6 +267,7 @@ def _stats(console: Console, records: Sequence[Record], kinds: Sequence[TagKind]
 )
 @vocabulary_option
 @max_topics_option
+@with_parents_option
 @click.option("--venue", help="Venue short name (ICML, NeurIPS, ...); overrides list headers.")
 @click.option("--year", type=click.IntRange(1000, 2999), help="Year; overrides list headers.")
 @click.option(
@@ -264,6 +285,7 @@ def tags_command(
     top: int,
     vocab_files: tuple[Path, ...],
     max_topics: int,
+    with_parents: bool | None,
     venue: str | None,
     year: int | None,
     source_format: str | None,
@@ -280,6 +302,7 @@ def tags_command(
       bib tags seeds/ --explain --kind topic  # abstracts with the evidence marked
       bib tags seeds/ --stats                 # how many records carry each tag
       bib tags refs.bib --vocab my-topics.json --max-topics 5
+      bib tags seeds/ --with-parents --kind topic   # each topic's ancestors too
     """
     if explain and (as_json or stats):
         raise BibError("--explain shows abstracts; it does not combine with --json or --stats")
@@ -289,7 +312,7 @@ def tags_command(
         fmt=source_format,
         venue=venue,
         year=year,
-        extractors=tag_stages(vocab_files, max_topics),
+        extractors=tag_stages(vocab_files, max_topics, with_parents=with_parents),
         report=lambda message: click.echo(f"bib: {message}", err=True),
         stdin=sys.stdin.buffer,
     ).records

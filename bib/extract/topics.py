@@ -540,7 +540,29 @@ def match_topics(
             else:
                 evidence = tuple([(h.start, h.end) for h in group])
             out.append(TopicMatch(slug, labels[slug].label, evidence, score))
-    return out
+    return _most_specific(out, vocabulary) if len(out) > 1 else out
+
+
+def _most_specific(found: list[TopicMatch], vocabulary: Vocabulary) -> list[TopicMatch]:
+    """The topics without those that only a more specific one found says: a topic above
+    another tagged topic whose every span is that topic's words (PEFT from `LoRA`, AI
+    safety from `jailbreak`) is implied by the tree, and `--with-parents` brings it back.
+    A broader topic that the abstract names in its own words stays."""
+    kept = []
+    for match in found:
+        below = [
+            other
+            for other in found
+            if other is not match and match.slug in vocabulary.ancestors(other.slug)
+        ]
+        if below and _covered(match.evidence, [s for o in below for s in o.evidence]):
+            continue
+        kept.append(match)
+    return kept
+
+
+def _covered(spans: Iterable[Span], cover: list[Span]) -> bool:
+    return all(any(a <= start and end <= b for a, b in cover) for start, end in spans)
 
 
 def _inside(span: Span, hits: Iterable[Hit]) -> bool:
