@@ -30,6 +30,7 @@ KIND_ORDER = (
     TagKind.MODEL,
     TagKind.CODE,
     TagKind.CONTRIBUTION,
+    TagKind.KEYPHRASE,
 )
 STYLES = {
     TagKind.METHOD: "bold magenta",
@@ -38,6 +39,7 @@ STYLES = {
     TagKind.MODEL: "bold yellow",
     TagKind.CODE: "bold blue",
     TagKind.CONTRIBUTION: "italic",
+    TagKind.KEYPHRASE: "bold white",
 }
 
 
@@ -77,7 +79,7 @@ def with_parents_option(function):  # type: ignore[no-untyped-def]
 def tag_stages(
     vocab_files: Sequence[Path],
     max_topics: int,
-    kinds: Collection[TagKind] = tagging.EXTRACTED_KINDS,
+    kinds: Collection[TagKind] = tagging.DEFAULT_KINDS,
     with_parents: bool | None = None,
 ) -> list[pipeline.Stage]:
     """The pipeline's default stages with the tagging stage set up from the options, making
@@ -312,7 +314,7 @@ def tags_command(
         fmt=source_format,
         venue=venue,
         year=year,
-        extractors=tag_stages(vocab_files, max_topics, with_parents=with_parents),
+        extractors=tag_stages(vocab_files, max_topics, kinds, with_parents),
         report=lambda message: click.echo(f"bib: {message}", err=True),
         stdin=sys.stdin.buffer,
     ).records

@@ -15,6 +15,7 @@ from typing import NamedTuple
 import ahocorasick
 
 from bib.extract.entities import WordKey, finditer_at, match_entities
+from bib.extract.keyphrases import keyphrases
 from bib.extract.topics import match_topics
 from bib.extract.vocabulary import Vocabulary, shipped, word_view
 from bib.record import LinkRole, Record, Span, Tag, TagKind, evolve
@@ -23,12 +24,16 @@ DEFAULT_MAX_TOPICS = 8
 BATCH = 64
 """Records `tag_stream` tags at a time (see `_tag_batch`)."""
 _METHOD, _TOPIC, _DATASET, _MODEL = TagKind.METHOD, TagKind.TOPIC, TagKind.DATASET, TagKind.MODEL
+_KEYPHRASE = TagKind.KEYPHRASE
 _CODE, _CONTRIBUTION = TagKind.CODE, TagKind.CONTRIBUTION
 """The kinds as module constants: a member read from the enum class costs five of these."""
 EVALUATION_TOPIC = "evaluation"
 """The topic a paper that contributes a benchmark or dataset is about, whatever else it is."""
 EXTRACTED_KINDS = frozenset(TagKind)
 """Kinds this stage owns: earlier tags of these kinds are replaced, not duplicated."""
+DEFAULT_KINDS = EXTRACTED_KINDS - {TagKind.KEYPHRASE}
+"""Kinds the stage makes unless asked for others: key phrases only on request (`bib tags`,
+`--tags keyphrase`), since no writer writes them by default."""
 BENCHMARK_CUES = ("benchmark",)
 """The contribution cues that topics need (see `EVALUATION_TOPIC`)."""
 
@@ -436,7 +441,7 @@ def tag_record(
     vocabulary: Vocabulary,
     *,
     max_topics: int = DEFAULT_MAX_TOPICS,
-    kinds: Collection[TagKind] = EXTRACTED_KINDS,
+    kinds: Collection[TagKind] = DEFAULT_KINDS,
 ) -> Record:
     """One record with its extracted tags of `kinds` recomputed (a caller that writes only
     some kinds need not pay for the others; earlier tags of the others are dropped)."""
@@ -458,6 +463,13 @@ def _tag_batch(
     topical = _TOPIC in kinds
     entities = _DATASET in kinds or _MODEL in kinds
     contributing = _CONTRIBUTION in kinds
+    if _KEYPHRASE in kinds:
+        compiled = vocabulary.compiled
+        for tags, record in zip(produced, records, strict=True):
+            tags += [
+                _tag(_KEYPHRASE, k.value, k.label, k.evidence)
+                for k in keyphrases(record.abstract, compiled, record.method or "")
+            ]
     if not (topical or entities or contributing):
         return [_finish(r, tags, [], kinds) for r, tags in zip(records, produced, strict=True)]
     # the curated names' automaton, for the datasets and models; the cue words' alone is smaller
@@ -542,7 +554,7 @@ def tag_records(
     *,
     vocabulary: Vocabulary | None = None,
     max_topics: int = DEFAULT_MAX_TOPICS,
-    kinds: Collection[TagKind] = EXTRACTED_KINDS,
+    kinds: Collection[TagKind] = DEFAULT_KINDS,
 ) -> list[Record]:
     """Records with topic, method, dataset, model, code and contribution tags (the agreed API;
     `kinds` picks some of them)."""
@@ -554,7 +566,7 @@ def tag_stream(
     *,
     vocabulary: Vocabulary | None = None,
     max_topics: int = DEFAULT_MAX_TOPICS,
-    kinds: Collection[TagKind] = EXTRACTED_KINDS,
+    kinds: Collection[TagKind] = DEFAULT_KINDS,
 ) -> Iterator[Record]:
     """`tag_records` one record at a time, for pipelines that stream."""
     vocabulary = vocabulary or shipped()
@@ -567,7 +579,7 @@ def tag_stream(
 def stage(
     vocabulary: Vocabulary | None = None,
     max_topics: int = DEFAULT_MAX_TOPICS,
-    kinds: Collection[TagKind] = EXTRACTED_KINDS,
+    kinds: Collection[TagKind] = DEFAULT_KINDS,
 ) -> Callable[[Iterable[Record]], Iterator[Record]]:
     """A pipeline stage with these settings (see `bib.pipeline.Stage`)."""
 
