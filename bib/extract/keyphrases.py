@@ -21,7 +21,6 @@ abstract, tens of microseconds for a typical one.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from typing import NamedTuple
 
 from bib.extract.vocabulary import FUNCTION_WORDS, CompiledTopics
@@ -95,6 +94,10 @@ _LOWER_BYTES = bytes(
     c + 32 if 65 <= c <= 90 else 32 if chr(c) in "-\n\t\r" else c for c in range(256)
 )
 """`_LOWER` for text encoded as ASCII (each other character one `?`): offsets kept."""
+_BREAKS = frozenset(
+    [*STOP, *OPENERS, *(chr(c) for c in range(33, 128) if not chr(c).isalnum())]
+)
+"""Tokens that end a run of words a phrase may come from."""
 _DEFINING_WORDS = (" call", "term", " dub", " name", "known as", "referred")
 _TOKEN = re.compile(r"[a-z0-9]+|[^a-z0-9 ]")
 
@@ -227,35 +230,34 @@ def _expansion(text: str, lowered: str, opened: int, acronym: str) -> str:
 
 def _repeated(tokens: list[str], scored: dict[str, tuple[float, str]]) -> None:
     """Two- to four-word phrases said at least twice, worth their count times their
-    length; a phrase inside a longer one said as often gives way to it. Only the places
-    where a bigram repeats are read for longer phrases."""
-    last = [
-        t[:-1] if len(t) > 3 and t[-1] == "s" and t[-2] not in "su" and t[-3:] != "ies" else t
-        for t in tokens
-    ]
-    pairs = Counter(zip(tokens, last[1:], strict=False))
-    repeated = {pair for pair, count in pairs.items() if count > 1}
-    if not repeated:
-        return
+    length; a phrase inside a longer one said as often gives way to it.
+
+    Phrases are read inside runs of words that a function word, an opener (`novel`) or a
+    punctuation mark does not break: a tenth of the n-grams of the whole text, and the
+    others could not be phrases anyway."""
     grams: dict[tuple[str, ...], int] = {}
-    for i in range(len(tokens) - 1):
-        if (tokens[i], last[i + 1]) not in repeated:
+    run: list[str] = []
+    for token in (*tokens, "."):
+        if token not in _BREAKS:
+            run.append(token)
             continue
-        for n in range(2, LONGEST + 1):
-            if i + n > len(tokens):
-                break
-            gram = (*tokens[i : i + n - 1], last[i + n - 1])
-            grams[gram] = grams.get(gram, 0) + 1
+        if len(run) > 1:
+            for i in range(len(run) - 1):
+                for j in range(i + 1, min(i + LONGEST, len(run))):
+                    gram = (*run[i:j], singular(run[j]))
+                    grams[gram] = grams.get(gram, 0) + 1
+        run = []
     covered: dict[tuple[str, ...], int] = {}
     for gram, count in sorted(grams.items(), key=lambda item: -len(item[0])):
         if count < 2 or covered.get(gram, 0) >= count or not _acceptable(gram):
             continue
-        for a in range(len(gram)):
-            for b in range(a + 2, len(gram) + 1):
-                if (a, b) != (0, len(gram)):
+        n = len(gram)
+        for a in range(n - 1):
+            for b in range(a + 2, n + 1):
+                if b - a < n:
                     sub = (*gram[a : b - 1], singular(gram[b - 1]))
                     covered[sub] = max(covered.get(sub, 0), count)
-        _offer(scored, " ".join(gram), float(count * len(gram)), "")
+        _offer(scored, " ".join(gram), float(count * n), "")
 
 
 def occurrences(lowered: str, phrase: str) -> list[Span]:
