@@ -94,9 +94,7 @@ _LOWER_BYTES = bytes(
     c + 32 if 65 <= c <= 90 else 32 if chr(c) in "-\n\t\r" else c for c in range(256)
 )
 """`_LOWER` for text encoded as ASCII (each other character one `?`): offsets kept."""
-_BREAKS = frozenset(
-    [*STOP, *OPENERS, *(chr(c) for c in range(33, 128) if not chr(c).isalnum())]
-)
+_BREAKS = frozenset([*STOP, *OPENERS, *(chr(c) for c in range(33, 128) if not chr(c).isalnum())])
 """Tokens that end a run of words a phrase may come from."""
 _DEFINING_WORDS = (" call", "term", " dub", " name", "known as", "referred")
 _TOKEN = re.compile(r"[a-z0-9]+|[^a-z0-9 ]")
