@@ -529,6 +529,8 @@ def match_topics(
     titled = _title_topics(title, vocabulary, groups) if title else ()
     ranked = _rank(groups, vocabulary, len(text), touched, titled)
     redundant = _subsumed(ranked, vocabulary.subsumers, groups)
+    if vocabulary.generic and not vocabulary.generic.isdisjoint(groups):
+        redundant |= _demoted(ranked, vocabulary, groups, titled)
     out: list[TopicMatch] = []
     for score, _, slug in ranked:
         if len(out) == max_topics or (score < MIN_SCORE and not asserted):
@@ -563,6 +565,30 @@ def _most_specific(found: list[TopicMatch], vocabulary: Vocabulary) -> list[Topi
 
 def _covered(spans: Iterable[Span], cover: list[Span]) -> bool:
     return all(any(a <= start and end <= b for a, b in cover) for start, end in spans)
+
+
+def _demoted(
+    ranked: list[tuple[float, int, str]],
+    vocabulary: Vocabulary,
+    groups: Mapping[str, list[Hit]],
+    titled: Iterable[str],
+) -> set[str]:
+    """Generic topics (those that fit most papers of a list, `generic` in the vocabulary)
+    that this paper is not about: a more specific topic below it is tagged, or neither
+    the title names it nor does the abstract name it at least twice, once where it states
+    its aim (the first sentence or a `we propose`-like claim)."""
+    tagged = {slug for score, _, slug in ranked if score >= MIN_SCORE}
+    out = set()
+    for slug in vocabulary.generic & tagged:
+        below = vocabulary.descendants[slug]
+        if not below.isdisjoint(tagged):
+            out.add(slug)
+            continue
+        hits = groups[slug]
+        central = any(h.weight == CLAIM_WEIGHT for h in hits)
+        if slug not in titled and not (central and len(hits) >= 2):
+            out.add(slug)
+    return out
 
 
 def _inside(span: Span, hits: Iterable[Hit]) -> bool:

@@ -273,6 +273,8 @@ class Topic:
     subsumes: tuple[str, ...] = ()
     source: str = ""
     """Where the topic comes from (a taxonomy and its identifier, or `bib`)."""
+    generic: bool = False
+    """Fits most papers of a list in its field: tagged only when the paper is about it."""
 
     @property
     def parent(self) -> str | None:
@@ -433,6 +435,11 @@ class Vocabulary:
             for t in self.topics.values()
             if t.implies
         }
+
+    @cached_property
+    def generic(self) -> frozenset[str]:
+        """The topics marked `generic` (see `bib.extract.topics._demoted`)."""
+        return frozenset(t.slug for t in self.topics.values() if t.generic)
 
     @cached_property
     def subsumers(self) -> dict[str, frozenset[str]]:
@@ -662,6 +669,7 @@ def _topic(raw: Mapping[str, Any]) -> Topic:
         implies=tuple(raw.get("implies", ())),
         subsumes=tuple(raw.get("subsumes", ())),
         source=raw.get("source", ""),
+        generic=bool(raw.get("generic", False)),
     )
 
 

@@ -21,7 +21,7 @@ FLOORS = {
     ("code", "recall"): 1.0,
     # topics as `bib list --tag` finds them (a tag below a gold topic is that topic): tags
     # are the most specific topics, and the gold labels often name a topic's ancestor too
-    ("topic-tree", "precision"): 0.86,
+    ("topic-tree", "precision"): 0.88,
     ("topic-tree", "recall"): 0.89,
     ("dataset", "precision"): 0.98,
     ("dataset", "recall"): 0.98,
