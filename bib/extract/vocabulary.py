@@ -691,15 +691,27 @@ def _merge_entities(base: tuple[Entity, ...], extra: list[Mapping[str, Any]]) ->
     return tuple(by_name.values())
 
 
+IMPORTED = "topics-imported.json"
+"""Topics built from published taxonomies by benchmarks/tags_build_vocabulary.py."""
+
+
 @cache
 def shipped() -> Vocabulary:
     """The vocabulary shipped with `bib` (validated by the test suite, not at every start)."""
     topics = {t["slug"]: _topic(t) for t in _data("topics.json")["topics"]}
+    for raw in _data(IMPORTED)["topics"]:
+        # curated topics win: an imported slug they have is skipped
+        topics.setdefault(raw["slug"], _topic(raw))
     return Vocabulary(
         topics=topics,
         datasets=tuple(_entity(e) for e in _data("datasets.json")["datasets"]),
         models=tuple(_entity(e) for e in _data("models.json")["models"]),
-        sources=("bib/data/topics.json", "bib/data/datasets.json", "bib/data/models.json"),
+        sources=(
+            "bib/data/topics.json",
+            f"bib/data/{IMPORTED}",
+            "bib/data/datasets.json",
+            "bib/data/models.json",
+        ),
     )
 
 

@@ -69,8 +69,9 @@ def test_acronym_defined_by_the_abstract_links_later_uses(vocabulary) -> None:
         "Knowledge Graph Embedding (KGEX) methods are popular. "
         "We show KGEX scales, and KGEX models transfer."
     )
-    found = evidence(text, vocabulary, "knowledge-graphs")
+    found = evidence(text, vocabulary, "knowledge-graph-embedding")
     assert found.count("KGEX") == 3
+    assert "knowledge-graphs" in vocabulary.ancestors("knowledge-graph-embedding")
 
 
 def test_acronym_whose_letters_do_not_fit_is_not_linked(vocabulary) -> None:

@@ -15,7 +15,9 @@ from bib.extract.topics import match_topics
 DATA = vocab.resources.files("bib").joinpath("data")
 
 
-@pytest.mark.parametrize("name", ["topics.json", "datasets.json", "models.json"])
+@pytest.mark.parametrize(
+    "name", ["topics.json", "topics-imported.json", "datasets.json", "models.json"]
+)
 def test_shipped_file_is_valid_against_the_schema(name: str) -> None:
     document = json.loads(DATA.joinpath(name).read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator(schema.load("vocabulary.schema.json")).validate(document)
@@ -25,8 +27,19 @@ def test_schema_is_a_valid_draft_2020_12_schema() -> None:
     jsonschema.Draft202012Validator.check_schema(schema.load("vocabulary.schema.json"))
 
 
-def test_shipped_vocabulary_has_at_least_250_topics(vocabulary) -> None:
-    assert len(vocabulary.topics) >= 250
+def test_shipped_vocabulary_has_at_least_1000_topics(vocabulary) -> None:
+    assert len(vocabulary.topics) >= 1000
+
+
+def test_every_shipped_topic_records_its_source(vocabulary) -> None:
+    for topic in vocabulary.topics.values():
+        assert topic.source == "bib" or topic.source.startswith(("bib: ", "pwc:")), topic.slug
+
+
+def test_imported_topics_never_replace_a_curated_one() -> None:
+    curated = json.loads(DATA.joinpath("topics.json").read_text(encoding="utf-8"))["topics"]
+    imported = json.loads(DATA.joinpath("topics-imported.json").read_text(encoding="utf-8"))
+    assert not {t["slug"] for t in curated} & {t["slug"] for t in imported["topics"]}
 
 
 def test_topics_form_a_hierarchy_with_one_root(vocabulary) -> None:
