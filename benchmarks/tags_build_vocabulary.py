@@ -51,6 +51,7 @@ AREAS = {
     "other": "machine-learning",
 }
 _ACRONYM = re.compile(r"\s*\(([A-Za-z0-9][A-Za-z0-9.+-]*)\)\s*")
+_DASHES = str.maketrans(dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2212", "-"))
 _COMPOUND = re.compile(r"\band\b|&|/", re.IGNORECASE)
 EVERYDAY = frozenset(["decision making", "graph construction", "general knowledge", "fine tuning"])
 """Task names that abstracts use as everyday phrases, not as the task: left out (each was a
@@ -94,6 +95,10 @@ def read_area(path: Path) -> list[dict[str, str]]:
 
 
 def _clean(name: str) -> tuple[str, list[str]]:
+    """The label and abbreviations of a task name, in ASCII: dashes as hyphens, any other
+    character outside ASCII dropped (`Math Word Problem SolvingΩ`). An ASCII vocabulary
+    lets the matcher scan every abstract through its fast byte table."""
+    name = name.translate(_DASHES).encode("ascii", "ignore").decode()
     abbreviations = _ACRONYM.findall(name)
     label = " ".join(_ACRONYM.sub(" ", name).split())
     return label, [a for a in abbreviations if any(c.isupper() for c in a)]

@@ -153,3 +153,9 @@ def test_spelling_variants_cover_british_and_american() -> None:
     assert "optimization" in vocab.spelling_variants("optimisation")
     assert "behaviour" in vocab.spelling_variants("behavior")
     assert vocab.spelling_variants("supervised") == {"supervised"}
+
+
+def test_every_shipped_phrase_is_ascii_so_the_fast_scan_serves_every_abstract(
+    vocabulary,
+) -> None:
+    assert vocabulary.compiled.ascii
