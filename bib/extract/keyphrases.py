@@ -21,6 +21,7 @@ abstract, tens of microseconds for a typical one.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import NamedTuple
 
 from bib.extract.vocabulary import FUNCTION_WORDS, CompiledTopics
@@ -231,20 +232,37 @@ def _repeated(tokens: list[str], scored: dict[str, tuple[float, str]]) -> None:
     length; a phrase inside a longer one said as often gives way to it.
 
     Phrases are read inside runs of words that a function word, an opener (`novel`) or a
-    punctuation mark does not break: a tenth of the n-grams of the whole text, and the
-    others could not be phrases anyway."""
-    grams: dict[tuple[str, ...], int] = {}
+    punctuation mark does not break (the others could not be phrases), bigrams are counted
+    by `Counter` (in C), and only a bigram said twice is read on into longer phrases."""
+    runs: list[list[str]] = []
     run: list[str] = []
-    for token in (*tokens, "."):
-        if token not in _BREAKS:
+    breaks = _BREAKS
+    for token in tokens:
+        if token in breaks:
+            if len(run) > 1:
+                runs.append(run)
+            run = []
+        else:
             run.append(token)
-            continue
-        if len(run) > 1:
-            for i in range(len(run) - 1):
-                for j in range(i + 1, min(i + LONGEST, len(run))):
-                    gram = (*run[i:j], singular(run[j]))
+    if len(run) > 1:
+        runs.append(run)
+    if not runs:
+        return
+    # this abstract's words, singular (they repeat; only a word ending in s can change)
+    single = {w: singular(w) if w[-1] == "s" else w for r in runs for w in r}
+    pairs = Counter(
+        pair for r in runs for pair in zip(r, map(single.__getitem__, r[1:]), strict=False)
+    )
+    twice = {pair for pair, count in pairs.items() if count > 1}
+    if not twice:
+        return
+    grams: dict[tuple[str, ...], int] = {pair: pairs[pair] for pair in twice}
+    for r in runs:
+        for i in range(len(r) - 2):
+            if (r[i], single[r[i + 1]]) in twice:
+                for j in range(i + 2, min(i + LONGEST, len(r))):
+                    gram = (*r[i:j], single[r[j]])
                     grams[gram] = grams.get(gram, 0) + 1
-        run = []
     covered: dict[tuple[str, ...], int] = {}
     for gram, count in sorted(grams.items(), key=lambda item: -len(item[0])):
         if count < 2 or covered.get(gram, 0) >= count or not _acceptable(gram):
@@ -253,7 +271,7 @@ def _repeated(tokens: list[str], scored: dict[str, tuple[float, str]]) -> None:
         for a in range(n - 1):
             for b in range(a + 2, n + 1):
                 if b - a < n:
-                    sub = (*gram[a : b - 1], singular(gram[b - 1]))
+                    sub = (*gram[a : b - 1], single.get(gram[b - 1]) or singular(gram[b - 1]))
                     covered[sub] = max(covered.get(sub, 0), count)
         _offer(scored, " ".join(gram), float(count * n), "")
 
