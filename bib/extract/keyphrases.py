@@ -48,6 +48,13 @@ STOP = FUNCTION_WORDS | {
     "only", "more", "most", "less", "all", "any", "one", "two", "three", "has", "have",
     "do", "does", "when", "where", "how", "what", "who", "without", "across", "between",
     "under", "through", "whether", "very", "so", "if", "no", "often", "however", "first",
+    "against", "within", "among", "toward", "towards", "upon", "per", "along", "beyond",
+    "around", "despite", "since", "because", "after", "before", "during", "until", "given",
+    "improve", "improves", "improving", "handle", "handles", "enable", "enables", "achieve",
+    "allow", "allows", "provide", "provides", "require", "requires", "make", "makes",
+    "learn", "learns", "show", "shows", "lead", "leads", "yield", "yields", "reduce",
+    "reduces", "obtain", "obtains", "perform", "performs", "consider", "introduce",
+    "present", "presents", "develop", "apply", "applied", "compared", "compare", "called",
 }  # fmt: skip
 """Words a key phrase never starts or ends with."""
 
@@ -68,6 +75,9 @@ GENERIC = {
     "prior", "previous", "standard", "general", "specific", "multiple", "several", "many",
     "further", "additional", "overall", "remarkable", "superior", "competitive",
     "language", "llm", "llms", "large-scale", "open", "source", "github",
+    "input", "inputs", "output", "outputs", "trained", "complex", "test", "conditional",
+    "class", "classes", "distribution", "distributions", "information", "structure",
+    "fully", "feed", "forward", "deep", "neural", "network", "networks",
 }  # fmt: skip
 """Words that say nothing of a paper's concept: a phrase of only these is generic."""
 
@@ -139,8 +149,13 @@ phrase does not start on the second half."""
 _PREFIXES = {"non", "multi", "pre", "post", "self", "cross", "semi", "sub", "inter", "meta"}
 
 
+_ADJECTIVE_ENDS = ("ly", "ed", "ional", "ual", "ical", "ous")
+"""A phrase ending on an adverb, a participle or one of these adjectives names no thing
+(`temporally ordered`, `fully convolutional`, `complex visual`)."""
+
+
 def _bad_end(word: str) -> bool:
-    return word in STOP or word in HALVES or word.endswith(("ly", "ed")) or len(word) < 3
+    return word in STOP or word in HALVES or word.endswith(_ADJECTIVE_ENDS) or len(word) < 3
 
 
 def _acceptable(words: tuple[str, ...]) -> bool:
