@@ -501,13 +501,29 @@ def _topic_tags(
 ) -> list[Tag]:
     text = record.abstract
     benchmark = [t for t in contributions if t.value in BENCHMARK_CUES]
-    evaluates = [s for t in benchmark for s in t.evidence if _EVALUATES.search(text, *s)]
+    evaluates = [
+        _word_at(text, m.start(), m.end())
+        for t in benchmark
+        for s in t.evidence
+        if (m := _EVALUATES.search(text, *s)) is not None
+    ]
     extra = {EVALUATION_TOPIC: tuple(evaluates)} if evaluates else None
     title = "" if record.title_derived else record.title
     topics = match_topics(
         text, vocabulary, max_topics=max_topics, extra=extra, title=title, view=view
     )
     return [_tag(_TOPIC, t.slug, t.label, t.evidence) for t in topics]
+
+
+def _word_at(text: str, start: int, end: int) -> Span:
+    """The whole word (hyphens and digits included) around `text[start:end]`: the evidence
+    that a benchmark contribution is about evaluation is its word (`benchmark`,
+    `AMA-Bench`, `evaluation`), not the whole cue (`we introduce **AMA-Bench**`)."""
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "-"):
+        start -= 1
+    while end < len(text) and (text[end].isalnum() or text[end] == "-"):
+        end += 1
+    return start, end
 
 
 def _entity_tags(
