@@ -94,7 +94,7 @@ def stages(path: Path) -> dict[str, float]:
     """Runs in its own process: each stage over all records in turn, CPU-timed apart, with
     the garbage collection settings of `bib convert`."""
     from bib import keys, merge, readers, writers
-    from bib.cli.convert import BATCH_GC_THRESHOLD
+    from bib.convert import BATCH_GC_THRESHOLD
     from bib.extract.methods import tag_methods
     from bib.extract.tags import tag_stream
     from bib.extract.titles import derive_titles

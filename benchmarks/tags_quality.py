@@ -5,7 +5,7 @@ Usage: PYTHONPATH=. python benchmarks/tags_quality.py [--json] [--no-yake] [-v]
 Gold: tests/data/seed-labels.json (method, datasets, models, 3-6 topics, code URL per
 abstract, written before the tagger) and tests/data/seed-contributions.json (contribution
 kinds, labelled from the abstracts before looking at the tagger's). The records come
-through the real pipeline (`bib.pipeline.load`, so method names and code URLs are the
+through the real pipeline (`bib.convert.load`, so method names and code URLs are the
 readers' extractors' output).
 
 Held out: tests/tags/heldout-abstracts.json, abstracts from areas the seeds do not cover,
@@ -44,7 +44,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bib import pipeline  # noqa: E402
+from bib import convert as engine  # noqa: E402
 from bib.extract.vocabulary import Vocabulary, phrase_variants, shipped  # noqa: E402
 from bib.record import LinkRole, Record, TagKind  # noqa: E402
 
@@ -109,7 +109,7 @@ def load_gold(path: Path = LABELS, contributions: Path = CONTRIBUTIONS) -> list[
 
 
 def load_records(inputs: Sequence[Path] = (SEEDS,)) -> list[Record]:
-    return pipeline.load(list(inputs))
+    return engine.load(list(inputs))
 
 
 def pair(records: Iterable[Record], gold: list[dict]) -> list[tuple[dict, Record]]:

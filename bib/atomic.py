@@ -16,11 +16,13 @@ import contextlib
 import errno
 import os
 import re
+import shutil
 import stat
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO, Any
 
 STALE_AFTER_S = 3600
 """A temp file of ours older than this is left over from a run that was killed."""
@@ -81,32 +83,92 @@ def remove_stale(path: Path) -> None:
                         os.unlink(entry.path)
 
 
+class Staged:
+    """One file being written for `target`: bytes go to `file` (a temp file beside the
+    target; for a stream, an anonymous one), and only `commit` makes them the target's.
+    `discard` (or leaving a `with` block by an exception) removes the temp file and any
+    directory made for it, leaving the target as it was.
+
+    Several outputs of one run are each staged, all written, then all committed: a failure
+    before the commits changes none of them."""
+
+    def __init__(self, target: str | Path, *, text: bool = False, mode: int | None = None):
+        self.destination = destination(target)
+        self._mode = mode
+        self._made: list[Path] = []
+        self._tmp: Path | None = None
+        self._text = text
+        encoding = _encoding(text)
+        if self.destination.stream:
+            # closed by commit or discard
+            self.file: IO[Any] = tempfile.TemporaryFile("w+" if text else "w+b", **encoding)  # noqa: SIM115
+            return
+        path = self.destination.path
+        directory = path.parent
+        while not directory.exists():
+            self._made.append(directory)
+            directory = directory.parent
+        path.parent.mkdir(parents=True, exist_ok=True)
+        remove_stale(path)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        self._tmp = Path(tmp)
+        self.file = os.fdopen(fd, "w" if text else "wb", **encoding)
+
+    def commit(self) -> None:
+        """fsync and rename the temp file over the target (`publish`); a stream gets the
+        staged bytes written through."""
+        if self._tmp is None:
+            self.file.seek(0)
+            mode = "w" if self._text else "wb"
+            with open(self.destination.path, mode, **_encoding(self._text)) as out:
+                shutil.copyfileobj(self.file, out, COPY_CHUNK)
+            self.file.close()
+            return
+        self.file.flush()
+        os.fsync(self.file.fileno())
+        self.file.close()
+        publish(self._tmp, self.destination.path, mode=self._mode)
+        self._tmp = None
+        self._made.clear()
+
+    def discard(self) -> None:
+        self.file.close()
+        if self._tmp is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self._tmp)
+            self._tmp = None
+        for directory in self._made:  # the deepest first
+            with contextlib.suppress(OSError):
+                directory.rmdir()
+        self._made.clear()
+
+    def __enter__(self) -> Staged:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
+        if kind is not None:
+            self.discard()
+
+
+COPY_CHUNK = 1 << 20
+"""Bytes (or characters) copied at a time from a staged file to a stream."""
+
+
+def _encoding(text: bool) -> dict[str, Any]:
+    """How a staged text file is opened: UTF-8, line ends written as given."""
+    return {"encoding": "utf-8", "newline": ""} if text else {}
+
+
 def write_atomic(path: str | Path, data: str | bytes, *, mode: int | None = None) -> None:
     """Write `data` to a temp file beside `path`, fsync it, then rename it over `path`.
 
     A crash or an exception at any point leaves `path` as it was. A link is followed; a
     device or FIFO is written through (see the module docstring).
     """
-    where = destination(path)
     payload = data.encode("utf-8") if isinstance(data, str) else data
-    if where.stream:
-        with open(where.path, "wb") as handle:
-            handle.write(payload)
-        return
-    target = where.path
-    target.parent.mkdir(parents=True, exist_ok=True)
-    remove_stale(target)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(payload)
-            handle.flush()
-            os.fsync(handle.fileno())
-        publish(tmp, target, mode=mode)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+    with Staged(path, mode=mode) as staged:
+        staged.file.write(payload)
+        staged.commit()
 
 
 def publish(tmp: str | Path, target: Path, *, mode: int | None = None) -> None:

@@ -12,6 +12,7 @@ per worker in flight: the reader never runs ahead of the workers by more than th
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing
 import os
 from collections import deque
@@ -22,9 +23,22 @@ from typing import TypeVar
 In = TypeVar("In")
 Out = TypeVar("Out")
 
+BATCH = 64
+"""Records taken at a time by every step that works in batches: each extraction stage
+(`bib.convert`), the tagger (`bib.extract.tags`), and, four at a time, a worker process.
+Small enough to stream, large enough that a stage's code and data stay in the processor's
+caches over a batch."""
+
 WINDOW_PER_JOB = 4
 """Batches sent ahead per worker: enough to keep every worker busy while the parent reads
 and writes, few enough that memory does not grow with the input."""
+
+
+def batches(items: Iterable[In], size: int = BATCH) -> Iterator[list[In]]:
+    """`items` as lists of `size` (the last one shorter)."""
+    items = iter(items)
+    while batch := list(itertools.islice(items, size)):
+        yield batch
 
 
 def usable_cores() -> int:

@@ -2,37 +2,30 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import gc
-import itertools
-import marshal
-import os
 import sys
-import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import TypeVar
 
 import click
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from bib import parallel, pipeline, stable_keys, writers
-from bib.atomic import destination, publish, remove_stale
+from bib import convert as engine
+from bib import parallel, writers
 from bib.cli import terminal
-from bib.cli.tags import max_topics_option, tag_stages, vocabulary_option, with_parents_option
+from bib.cli.tags import max_topics_option, parents_setting, vocabulary_option, with_parents_option
 from bib.errors import BibError
 from bib.readers import FORMATS
-from bib.record import Record, TagKind
+from bib.record import TagKind
+
+Item = TypeVar("Item")
 
 PROGRESS_AFTER = 2000
+"""Records after which a terminal gets a progress display: short runs stay quiet."""
 PROGRESS_EVERY = 250
 """Records between two updates of the progress line."""
-BATCH_GC_THRESHOLD = 10_000
-"""Allocations between collections of the youngest generation while converting (Python's
-default is 700)."""
-"""Records after which a terminal gets a progress display: short runs stay quiet."""
 
 
 def _count(number: int, noun: str) -> str:
@@ -60,23 +53,27 @@ def _tag_kinds(value: str | None) -> tuple[TagKind, ...] | None:
     return tuple(kinds)
 
 
-def _targets(outputs: tuple[Path, ...], fmt: str | None) -> list[tuple[Path | None, str]]:
-    """(path or None for stdout, format) of every output, checked before any work."""
+def _sinks(outputs: tuple[Path, ...], fmt: str | None) -> list[engine.Sink]:
+    """Where every output goes (a file, or standard output), checked before any work."""
     if fmt is not None:
         writers.writer(fmt)  # a BibError naming the formats there are
     if not outputs:
-        return [(None, fmt or "bibtex")]
+        return [engine.TextSink(fmt or "bibtex", _echo)]
     if fmt is not None and len(outputs) > 1:
         raise BibError(
             "-f applies to a single -o; several outputs take their format from the suffix"
         )
     if fmt is not None:
-        return [(outputs[0], fmt)]
-    return [(path, writers.format_for_path(path)) for path in outputs]
+        return [engine.FileSink(outputs[0], fmt)]
+    return [engine.FileSink(path, writers.format_for_path(path)) for path in outputs]
 
 
-def progress_stage(console: Console) -> pipeline.Stage:
-    def stage(records: Iterable[Record]) -> Iterator[Record]:
+def _echo(text: str) -> None:
+    click.echo(text, nl=False)
+
+
+def progress_stage(console: Console) -> engine.Progress:
+    def stage(records: Iterable[Item]) -> Iterator[Item]:
         progress: Progress | None = None
         task = None
         try:
@@ -101,162 +98,6 @@ def progress_stage(console: Console) -> pipeline.Stage:
                 progress.stop()
 
     return stage
-
-
-@contextlib.contextmanager
-def _batch_collection() -> Iterator[None]:
-    """Rarer and cheaper cyclic garbage collection while converting.
-
-    Records are trees of tuples and strings, without cycles, yet a conversion allocates
-    enough to trigger a collection every few records, and each full one walks every
-    long-lived object (the compiled vocabulary, every id and key): about 20 µs a record at
-    10,000 records. Freezing what exists before the run keeps it out of every collection,
-    and a larger first generation makes collections rarer; both are undone afterwards."""
-    threshold = gc.get_threshold()
-    gc.freeze()
-    gc.set_threshold(BATCH_GC_THRESHOLD, *threshold[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*threshold)
-        gc.unfreeze()
-
-
-def _encoder(formats: list[str], options: dict[str, Any]) -> Callable[[Record], bytes]:
-    """What the spool keeps of a record: its entry in each of `formats`, cut where its key
-    goes (`writers.template`), so that writing needs only the keys (they need every record)."""
-
-    def encode(record: Record) -> bytes:
-        return marshal.dumps([writers.template(record, fmt, **options) for fmt in formats])
-
-    return encode
-
-
-def _write(
-    spooled: pipeline.Spooled, formats: list[str], targets: list[tuple[Path | None, str]]
-) -> None:
-    """Stream every output into a temp file beside its target (standard output: an anonymous
-    one), in key order, from the entries spooled in `formats`; rename them all only when every
-    output was written, else delete them, so a failure leaves no output created or changed.
-
-    Outputs in the same record order share one reading of the spool (BibTeX and CSL-JSON
-    orders differ only when two keys differ in case alone).
-    """
-    _check_keys(spooled.keys)
-    with contextlib.ExitStack() as cleanup:
-        staged = [(path, fmt, _stage_file(path, cleanup)) for path, fmt in targets]
-        passes: list[tuple[list[int], list[tuple[str, IO[str]]]]] = []
-        for _, fmt, handle in staged:
-            order = spooled.order(writers.order_key(fmt))
-            same = next((p for p in passes if p[0] == order), None)
-            if same is None:
-                passes.append((order, [(fmt, handle)]))
-            else:
-                same[1].append((fmt, handle))
-        for order, outputs in passes:
-            entries = zip(
-                map(spooled.keys.__getitem__, order),
-                map(marshal.loads, spooled.items(order)),
-                strict=True,
-            )
-            copies = itertools.tee(entries, len(outputs))
-            pieces = [
-                _entries(copy, fmt, formats.index(fmt))
-                for copy, (fmt, _) in zip(copies, outputs, strict=True)
-            ]
-            # Lockstep: each output yields once per record, so tee holds one record at most.
-            for step in zip(*pieces, strict=True):
-                for piece, (_, handle) in zip(step, outputs, strict=True):
-                    handle.write(piece)
-        for path, _, handle in staged:
-            if path is None:
-                _echo_file(handle)
-            elif destination(path).stream:
-                _copy_to_stream(handle, destination(path).path)
-            else:
-                _publish(handle, destination(path).path)
-        cleanup.pop_all()
-
-
-Templates = Iterable[tuple[str, list[list[str]]]]
-"""(key, `writers.template` of each format) of records, in output order."""
-
-
-def _entries(templates: Templates, fmt: str, slot: int) -> Iterator[str]:
-    """The pieces of a whole `fmt` output from (key, templates) of its records in order, where
-    `slot` is the position of its format's template."""
-    return writers.layout(fmt).wrap(key.join(cut[slot]) for key, cut in templates)
-
-
-def _check_keys(keys: Iterable[str]) -> None:
-    """Refuse a key that a writer would refuse: unsafe, or given twice."""
-    seen: set[str] = set()
-    for key in keys:
-        if not writers.safe_key(key):
-            raise BibError(f"citation key {key!r} is not safe for BibTeX and pandoc")
-        if key in seen:
-            raise BibError(f"citation key {key!r} is used by two records")
-        seen.add(key)
-
-
-def _stage_file(path: Path | None, cleanup: contextlib.ExitStack) -> IO[str]:
-    """A text file to stream one output into; `cleanup` removes it (and any directory made
-    for it) unless the caller pops the stack after publishing. Standard output and streams
-    (devices, FIFOs) get an anonymous one, copied through when everything was written."""
-    if path is None or destination(path).stream:
-        return cleanup.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8", newline=""))
-    path = destination(path).path
-    remove_stale(path)
-    missing = []
-    directory = path.parent
-    while not directory.exists():
-        missing.append(directory)
-        directory = directory.parent
-    path.parent.mkdir(parents=True, exist_ok=True)
-    for directory in reversed(missing):  # the deepest is removed first
-        cleanup.callback(_remove_empty_dir, directory)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    cleanup.callback(_remove, Path(tmp))
-    return cleanup.enter_context(open(tmp, "w", encoding="utf-8", newline=""))
-
-
-def _remove(path: Path) -> None:
-    with contextlib.suppress(FileNotFoundError):
-        path.unlink()
-
-
-def _remove_empty_dir(path: Path) -> None:
-    with contextlib.suppress(OSError):
-        path.rmdir()
-
-
-def _publish(handle: IO[str], target: Path) -> None:
-    """fsync the temp file and rename it over `target`, keeping its mode (`bib.atomic.publish`)."""
-    handle.flush()
-    os.fsync(handle.fileno())
-    handle.close()
-    publish(handle.name, target)
-
-
-def _copy_to_stream(handle: IO[str], path: Path) -> None:
-    """The staged output written through to a device or FIFO (never renamed over it)."""
-    handle.seek(0)
-    with open(path, "w", encoding="utf-8", newline="") as stream:
-        while chunk := handle.read(1 << 20):
-            stream.write(chunk)
-
-
-def _echo_file(handle: IO[str]) -> None:
-    """The staged standard output, as `click.echo(text, nl=not text.endswith("\\n"))`."""
-    handle.seek(0)
-    last = ""
-    while chunk := handle.read(1 << 20):
-        click.echo(chunk, nl=False)
-        last = chunk[-1]
-    if last != "\n":
-        click.echo("")
-    handle.close()
 
 
 def _reporter() -> Callable[[str], None]:
@@ -363,39 +204,34 @@ def convert(
     """
     if source_format is not None and source_format not in FORMATS:
         raise BibError(f"unknown input format '{source_format}' (use one of: {', '.join(FORMATS)})")
-    targets = _targets(outputs, fmt)
+    sinks = _sinks(outputs, fmt)
     kinds = _tag_kinds(tag_text)
     if kinds is None:
         kinds = writers.DEFAULT_TAG_KINDS
     console = terminal.console(stderr=True)
     # only the tags written are made: the contribution tags cost a fifth of the tagging
-    stages = tag_stages(vocab_files, max_topics, kinds, with_parents)
-    if resolve_mode:
-        # a network stage runs once per paper, in this process (rate limits are per client)
-        stages = [*stages, _resolve_stage(resolve_mode == "best-effort")]
-        jobs = 1
-    progress = progress_stage(console) if sys.stderr.isatty() else None
-    options = {"ascii": ascii_only, "tag_kinds": kinds}
-    formats = list(dict.fromkeys(fmt for _, fmt in targets))
+    stages = engine.tag_stages(vocab_files, max_topics, kinds, parents_setting(with_parents))
+    # a network lookup runs once per paper, after merging, in this process (rate limits are
+    # per client)
+    lookups = [_resolve_stage(resolve_mode == "best-effort")] if resolve_mode else []
     report = _reporter()
-    pinned = stable_keys.pinned_from([p for p, _ in targets if p is not None], keys_from, report)
-    with _batch_collection():
-        spooled = pipeline.spool(
-            inputs,
-            fmt=source_format,
-            venue=venue,
-            year=_year(year_text),
-            extractors=stages,
-            report=pipeline.strict if strict else report,
-            pinned=pinned,
-            encode=_encoder(formats, options),
-            jobs=jobs if jobs is not None else parallel.usable_cores(),
-            progress=progress,
-        )
-        with spooled:
-            _write(spooled, formats, targets)
-    stats = spooled.stats
-    where = ", ".join(str(path) if path else "stdout" for path, _ in targets)
+    options = engine.ConvertOptions(
+        source_format=source_format,
+        venue=venue,
+        year=_year(year_text),
+        stages=stages,
+        lookups=lookups,
+        report=report,
+        strict=strict,
+        keys_from=keys_from,
+        jobs=jobs if jobs is not None else parallel.usable_cores(),
+        progress=progress_stage(console) if sys.stderr.isatty() else None,
+        output=writers.WriteOptions(ascii=ascii_only, tag_kinds=kinds),
+    )
+    stats = engine.convert(inputs, sinks, options)
+    where = ", ".join(
+        str(sink.path) if isinstance(sink, engine.FileSink) else "stdout" for sink in sinks
+    )
     click.echo(
         f"bib: {_count(stats.records, 'record')} from {_count(stats.files, 'file')}, "
         f"{_count(stats.merged, 'duplicate')} merged, "
@@ -404,7 +240,7 @@ def convert(
     )
 
 
-def _resolve_stage(best_effort: bool) -> pipeline.Stage:
+def _resolve_stage(best_effort: bool) -> engine.Stage:
     from bib.resolve.session import open_session
     from bib.resolve.stage import convert_stage
 

@@ -234,17 +234,20 @@ def add(
       bib add arxiv:2503.22996 https://openreview.net/forum?id=ID doi:10.1234/x
     """
     from annotations.records import assign_keys
-    from bib import pipeline
+    from bib import convert as engine
     from bib.cli.resolve import identifier_records
 
     paths, fetched = identifier_records(inputs)
     records = (
-        pipeline.load(
+        engine.load(
             paths,
-            fmt=fmt,
-            venue=venue,
-            year=year,
-            report=pipeline.strict if strict else lambda m: diagnostic(f"bib: {m}"),
+            engine.ConvertOptions(
+                source_format=fmt,
+                venue=venue,
+                year=year,
+                report=lambda m: diagnostic(f"bib: {m}"),
+                strict=strict,
+            ),
         )
         if paths
         else []

@@ -6,7 +6,7 @@ import json
 import os
 import sys
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TypedDict
 
@@ -15,12 +15,11 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from bib import pipeline, settings
+from bib import convert as engine
+from bib import settings
 from bib.cli import terminal
 from bib.errors import BibError
-from bib.extract import hierarchy
 from bib.extract import tags as tagging
-from bib.extract import vocabulary as vocab
 from bib.readers import FORMATS
 from bib.record import Record, Span, Tag, TagKind
 
@@ -77,23 +76,9 @@ def with_parents_option(function):  # type: ignore[no-untyped-def]
     )(function)
 
 
-def tag_stages(
-    vocab_files: Sequence[Path],
-    max_topics: int,
-    kinds: Collection[TagKind] = tagging.DEFAULT_KINDS,
-    with_parents: bool | None = None,
-) -> list[pipeline.Stage]:
-    """The pipeline's default stages with the tagging stage set up from the options, making
-    tags of `kinds` only; with the ancestors of the topics added when `with_parents` (None:
-    as the settings say)."""
-    vocabulary = vocab.load(vocab_files)
-    stages = [s for s in pipeline.DEFAULT_STAGES if s is not tagging.tag_stream]
-    stages.append(tagging.stage(vocabulary, max_topics, kinds))
-    if with_parents is None:
-        with_parents = settings.load().with_parents
-    if with_parents and TagKind.TOPIC in kinds:
-        stages.append(hierarchy.parents_stage(vocabulary))
-    return stages
+def parents_setting(with_parents: bool | None) -> bool:
+    """`--with-parents/--without-parents`, else `tags.with_parents` of config.toml."""
+    return settings.load().with_parents if with_parents is None else with_parents
 
 
 def _kinds(values: Sequence[str]) -> tuple[TagKind, ...]:
@@ -319,15 +304,15 @@ def tags_command(
     if explain and (as_json or stats):
         raise BibError("--explain shows abstracts; it does not combine with --json or --stats")
     kinds = _kinds(kind_names)
-    records = pipeline.run(
-        inputs,
-        fmt=source_format,
+    options = engine.ConvertOptions(
+        source_format=source_format,
         venue=venue,
         year=year,
-        extractors=tag_stages(vocab_files, max_topics, kinds, with_parents),
+        stages=engine.tag_stages(vocab_files, max_topics, kinds, parents_setting(with_parents)),
         report=lambda message: click.echo(f"bib: {message}", err=True),
         stdin=sys.stdin.buffer,
-    ).records
+    )
+    records = engine.load(inputs, options)
     if stats and as_json:
         payload = {"records": len(records), "tags": tag_counts(records, kinds)}
         click.echo(json.dumps(payload, ensure_ascii=False, indent=2))

@@ -7,13 +7,13 @@ a BibTeX file, say). Every tag it adds carries evidence: spans of the abstract.
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Callable, Collection, Container, Iterable, Iterator
 from typing import NamedTuple
 
 import ahocorasick
 
+from bib import parallel
 from bib.extract.entities import WordKey, finditer_at, match_entities
 from bib.extract.keyphrases import keyphrases
 from bib.extract.topics import match_topics
@@ -21,8 +21,6 @@ from bib.extract.vocabulary import Vocabulary, shipped, word_view
 from bib.record import LinkRole, Record, Span, Tag, TagKind, evolve
 
 DEFAULT_MAX_TOPICS = 8
-BATCH = 64
-"""Records `tag_stream` tags at a time (see `_tag_batch`)."""
 _METHOD, _TOPIC, _DATASET, _MODEL = TagKind.METHOD, TagKind.TOPIC, TagKind.DATASET, TagKind.MODEL
 _KEYPHRASE = TagKind.KEYPHRASE
 _CODE, _CONTRIBUTION = TagKind.CODE, TagKind.CONTRIBUTION
@@ -587,8 +585,7 @@ def tag_stream(
     """`tag_records` one record at a time, for pipelines that stream."""
     vocabulary = vocabulary or shipped()
     kinds = frozenset(kinds)
-    records = iter(records)
-    while batch := list(itertools.islice(records, BATCH)):
+    for batch in parallel.batches(records):  # see `_tag_batch`
         yield from _tag_batch(batch, vocabulary, max_topics, kinds)
 
 
@@ -597,7 +594,7 @@ def stage(
     max_topics: int = DEFAULT_MAX_TOPICS,
     kinds: Collection[TagKind] = DEFAULT_KINDS,
 ) -> Callable[[Iterable[Record]], Iterator[Record]]:
-    """A pipeline stage with these settings (see `bib.pipeline.Stage`)."""
+    """A pipeline stage with these settings (see `bib.convert.Stage`)."""
 
     def run(records: Iterable[Record]) -> Iterator[Record]:
         return tag_stream(records, vocabulary=vocabulary, max_topics=max_topics, kinds=kinds)

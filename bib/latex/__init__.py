@@ -26,6 +26,7 @@ from bib.latex.markup import (
     Math,
     Node,
     Styled,
+    Text,
     clean,
     parse,
 )
@@ -52,6 +53,7 @@ __all__ = [
     "Math",
     "Node",
     "Styled",
+    "Text",
     "ascii_table",
     "clean",
     "decode",

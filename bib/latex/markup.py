@@ -14,7 +14,6 @@ import string
 import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
-from typing import Any
 
 from bib.latex.tables import (
     _ACCENTS,
@@ -98,13 +97,7 @@ _MARK_BYTES = _MARKED.encode()
 
 
 def _clean_marks(text: str) -> tuple[str, bytes]:
-    """`clean(text)` and its `_marks`, from one bytes.translate when the text is clean.
-
-    The result for the last long text is remembered (by identity: no hashing of an
-    abstract): `bib convert` renders each record's abstract into every output in turn."""
-    last = _last_clean_marks
-    if text is last[0]:
-        return last[1]
+    """`clean(text)` and its `_marks`, from one bytes.translate when the text is clean."""
     kept = text.encode("utf-8", "surrogatepass").translate(None, _PLAIN_PRINTABLE)
     if text.isascii():
         marks = kept
@@ -115,13 +108,43 @@ def _clean_marks(text: str) -> tuple[str, bytes]:
         others = kept.translate(None, _MARK_BYTES).decode("utf-8", "surrogatepass")
         printable = others.isprintable()
     if printable and _single_spaced(text):
-        result = text.strip(), marks  # stripped spaces are no marks
-    else:
-        cleaned = clean(text)
-        result = cleaned, _marks(cleaned)
-    if len(text) > _LONG:
-        last[:] = text, result
-    return result
+        return text.strip(), marks  # stripped spaces are no marks
+    cleaned = clean(text)
+    return cleaned, _marks(cleaned)
+
+
+class Text:
+    """A record text prepared once for every writer of the record: cleaned, its marks, and
+    its markup tree, parsed when a writer first needs it (`to_latex` and `to_text` take a
+    Text as they take a string). Its NFC form (`--ascii`) is prepared the same way."""
+
+    __slots__ = ("_nfc", "_nodes", "clean", "marks")
+
+    def __init__(self, clean: str, marks: bytes) -> None:
+        self.clean = clean
+        self.marks = marks
+        self._nodes: list[Node] | None = None
+        self._nfc: Text | None = None
+
+    @classmethod
+    def of(cls, text: str) -> Text:
+        return cls(*_clean_marks(text))
+
+    def nodes(self) -> list[Node]:
+        """The markup tree (callers only read it)."""
+        if self._nodes is None:
+            self._nodes = parse(self.clean, self.marks)
+        return self._nodes
+
+    def nfc(self) -> Text:
+        """The text composed (NFC), for `--ascii`: one macro per composed character."""
+        if self._nfc is None:
+            if self.clean.isascii():
+                self._nfc = self
+            else:
+                composed = unicodedata.normalize("NFC", self.clean)
+                self._nfc = Text(composed, _marks(composed))
+        return self._nfc
 
 
 def _single_spaced(text: str) -> bool:
@@ -132,11 +155,8 @@ def _single_spaced(text: str) -> bool:
 _DOUBLE_SPACE = re.compile("  ")
 
 _LONG = 200
-"""Texts longer than this (abstracts) have their `_clean_marks` remembered."""
-
-_last_clean_marks: list[Any] = [None, ("", b"")]
-"""The last long text and its `_clean_marks` (the text held, so that no other string takes
-its identity)."""
+"""Texts longer than this (abstracts) are checked for printable characters and double
+spaces in ways that pay only on long texts."""
 
 
 def _escape(text: str, marks: bytes | None = None) -> str:
@@ -294,31 +314,7 @@ def _printable(text: str) -> bool:
 def parse(text: str, marks: bytes | None = None) -> list[Node]:
     """Read cleaned Record text into nodes; see the module docstring for what is structure.
     `marks` (`_marks(text)`, when the caller has it) spares looking for absent characters.
-
-    Remembered: each writer of a run parses the same abstract, one after the other (the
-    last long text by identity, without hashing an abstract; short ones in a small cache).
-    Callers only read the nodes."""
-    if len(text) <= _LONG:
-        return _parse_short(text, marks)
-    last = _last_parse
-    if text is last[0]:
-        return last[1]
-    nodes = _parse_text(text, marks)
-    last[:] = text, nodes
-    return nodes
-
-
-_last_parse: list[Any] = [None, []]
-"""The last long text parsed and its nodes (the text held, so that no other string takes
-its identity)."""
-
-
-@lru_cache(maxsize=64)
-def _parse_short(text: str, marks: bytes | None) -> list[Node]:
-    return _parse_text(text, marks)
-
-
-def _parse_text(text: str, marks: bytes | None) -> list[Node]:
+    A writer of several outputs parses a record's text once through `Text`."""
     if marks is not None and _NOT_EMPHASIS.isdisjoint(marks):
         nodes = _simple_emphasis(text, marks)
         if nodes is not None:

@@ -22,11 +22,11 @@ from bib.latex.markup import (
     Math,
     Node,
     Styled,
+    Text,
     _clean_marks,
     _escape,
     _marks,
     clean,
-    parse,
 )
 from bib.latex.tables import _STYLE_LATEX
 from bib.latex.totext import _plain
@@ -39,24 +39,25 @@ class Latex(str):
     __slots__ = ()
 
 
-def to_latex(text: str, *, ascii: bool = False, protect: bool = False) -> str:
+def to_latex(text: str | Text, *, ascii: bool = False, protect: bool = False) -> str:
     """Record text (markdown, math, a few LaTeX commands) -> a LaTeX-safe BibTeX value.
 
     `protect` (titles) braces acronyms and mixed-case words (`{USMoE}`) and math, so that
     styles that lowercase titles keep them. `ascii` writes non-ASCII characters as LaTeX
-    macros for classic BibTeX + pdflatex.
+    macros for classic BibTeX + pdflatex. A `Text` (prepared once for every writer of a
+    record) is rendered from its cleaned text and markup tree.
     """
-    text, marks = _clean_marks(text)
-    if ascii and not text.isascii():
-        text = unicodedata.normalize("NFC", text)
-        marks = _marks(text)
+    prepared = text if isinstance(text, Text) else Text.of(text)
+    if ascii:
+        prepared = prepared.nfc()
+    text, marks = prepared.clean, prepared.marks
     if _MARKUP.isdisjoint(marks):  # no markup at all: the common case
         result = _protect(text, marks) if protect else _escape(text, marks)
     else:
         out: list[str] = []
         # Without a backslash every text node is source text, so a source without LaTeX
         # specials gives text nodes without them.
-        _render_latex(parse(text, marks), protect, out, not _LATEX_SPECIALS.isdisjoint(marks))
+        _render_latex(prepared.nodes(), protect, out, not _LATEX_SPECIALS.isdisjoint(marks))
         result = "".join(out)
     return to_ascii(result) if ascii else result
 

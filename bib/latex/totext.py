@@ -13,20 +13,21 @@ from bib.latex.markup import (
     Math,
     Node,
     Styled,
-    _clean_marks,
+    Text,
     _marks,
     _single_spaced,
     clean,
-    parse,
 )
 from bib.latex.tables import _LIGATURE, _LIGATURE_SHOWN
 
 
-def to_text(text: str) -> str:
+def to_text(text: str | Text) -> str:
     """Record text -> plain Unicode: markdown stripped, commands dropped, math rendered, and
     TeX ligatures (`--`, `''`) shown as the characters the `.bib` prints, so that CSL-JSON
-    says what the PDF says and a `.bib` read back gives the same text."""
-    text, marks = _clean_marks(text)
+    says what the PDF says and a `.bib` read back gives the same text. A `Text` (prepared
+    once for every writer of a record) is rendered from its cleaned text and markup tree."""
+    prepared = text if isinstance(text, Text) else Text.of(text)
+    text, marks = prepared.clean, prepared.marks
     if _MARKUP.isdisjoint(marks):
         return _typeset(text, marks)
     # Text nodes are source text, joined with what commands print, and markup that the
@@ -36,7 +37,7 @@ def to_text(text: str) -> str:
     typeset = _may_ligate(text, marks) or (
         b"\\" in marks and ((b"\\-" in marks and "\\-" in text) or "\\textasciigrave" in text)
     )
-    plain = _plain(parse(text, marks), typeset=typeset)
+    plain = _plain(prepared.nodes(), typeset=typeset)
     if b"$" in marks or b"\\" in marks:  # math (pylatexenc's text) may hold any character
         return clean(plain)
     # Without math or commands, the text is clean source text with markup taken out (and
@@ -96,7 +97,8 @@ def _plain(nodes: list[Node], *, typeset: bool = False) -> str:
 
 @lru_cache(maxsize=8192)
 def _math_text(body: str) -> str:
-    return decoder().latex_to_text("$" + body + "$").strip()
+    text: str = decoder().latex_to_text("$" + body + "$")
+    return text.strip()
 
 
 @cache

@@ -9,7 +9,7 @@ below. Callers write the returned text through `bib.atomic`, so a failure leaves
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from bib.errors import BibError
@@ -20,8 +20,10 @@ from bib.writers.common import (
     DEFAULT_TAG_KINDS,
     DERIVED_TITLE_NOTE,
     Layout,
+    Prepared,
     WriteOptions,
     Writer,
+    prepare,
     safe_key,
     with_new_keys,
 )
@@ -39,15 +41,18 @@ __all__ = [
     "FORMATS",
     "REGISTRY",
     "Layout",
+    "Prepared",
     "WriteOptions",
     "Writer",
     "format_for_path",
     "layout",
     "order_key",
+    "prepare",
     "render",
     "safe_key",
     "stream",
     "template",
+    "templates",
     "writer",
 ]
 
@@ -87,7 +92,9 @@ def stream(
     writes each piece as it comes and never holds the whole text (or all the records)."""
     chosen = writer(fmt)
     options = WriteOptions(ascii=ascii, tag_kinds=tuple(tag_kinds))
-    return chosen.layout.wrap(chosen.entry_text(r, options) for r in with_new_keys(records))
+    return chosen.layout.wrap(
+        chosen.entry_text(prepare(r, options)) for r in with_new_keys(records)
+    )
 
 
 _PLACEHOLDER = "bibkey" + secrets.token_hex(16)
@@ -106,14 +113,19 @@ def template(
     says what goes around entries. Keys need every record; a template can be rendered
     while reading (`bib convert`); an error names the record by the key it would have alone.
     """
-    chosen = writer(fmt)
-    marked = evolve(record, key=_PLACEHOLDER)
+    return templates(record, [fmt], WriteOptions(ascii=ascii, tag_kinds=tag_kinds))[0]
+
+
+def templates(record: Record, formats: Sequence[str], options: WriteOptions) -> list[list[str]]:
+    """`template` of the record in each of `formats`, from one `Prepared` record: its text
+    cleaned and parsed, its keywords and its LaTeX made once for all of them."""
+    chosen = [writer(fmt) for fmt in formats]
+    prepared = prepare(evolve(record, key=_PLACEHOLDER), options)
     try:
-        text = chosen.entry_text(marked, WriteOptions(ascii=ascii, tag_kinds=tag_kinds))
+        return [w.entry_text(prepared).split(_PLACEHOLDER) for w in chosen]
     except BibError as exc:
         named = exc.message.replace(_PLACEHOLDER, base_key(record))
         raise BibError(named, exc.path, exc.line) from None
-    return text.split(_PLACEHOLDER)
 
 
 def layout(fmt: str) -> Layout:

@@ -11,7 +11,6 @@ import itertools
 import re
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
-from typing import Any
 
 from bibtexparser.bibdatabase import BibDatabase
 from bibtexparser.bwriter import BibTexWriter
@@ -33,6 +32,7 @@ from bib.writers.common import (
     DEFAULT_TAG_KINDS,
     DERIVED_TITLE_NOTE,
     Layout,
+    Prepared,
     WriteOptions,
     Writer,
     check_unique_keys,
@@ -40,7 +40,7 @@ from bib.writers.common import (
     error,
     extra_links,
     join_sentences,
-    keyword_text,
+    prepare,
     with_new_keys,
 )
 
@@ -162,13 +162,14 @@ def entry(
     """One bibtexparser entry dict (ENTRYTYPE, ID, fields) with LaTeX-safe values."""
     if dialect not in DIALECTS:
         raise error(record, f"unknown BibTeX dialect {dialect!r}")
-    return _entry(record, dialect, ascii, tuple(tag_kinds))
+    return _entry(prepare(record, WriteOptions(ascii, tuple(tag_kinds))), dialect)
 
 
-def _entry(record: Record, dialect: str, ascii: bool, kinds: tuple[TagKind, ...]) -> dict[str, str]:
+def _entry(prepared: Prepared, dialect: str) -> dict[str, str]:
     # Written for speed (it runs once per record and output): fields are set only when the
     # record has the attribute, empty values are never stored, and the record's own fields
     # come in DISPLAY_ORDER, so that only Record.fields need sorting (see `stream`).
+    record, ascii = prepared.record, prepared.options.ascii
     biblatex = dialect == "biblatex"
     fields: dict[str, str] = {
         "ENTRYTYPE": _LAYOUT[dialect][record.entry_type][0],
@@ -182,7 +183,7 @@ def _entry(record: Record, dialect: str, ascii: bool, kinds: tuple[TagKind, ...]
         # BibTeX styles sort and label by `key` when there is no author (else plainnat warns
         # "to sort, need author or key"); biber needs no such help.
         fields["key"] = escape(label(record), ascii=ascii) or fields["ID"]
-    if value := _latex_title(record.title, ascii):
+    if value := prepared.latex_title():
         fields["title"] = value
     fields.update(
         _venue_fields(
@@ -208,9 +209,9 @@ def _entry(record: Record, dialect: str, ascii: bool, kinds: tuple[TagKind, ...]
         fields["url"] = value
     # Keywords are clean text: escaping their list escapes each of them (escapes are per
     # character, and NFC does not compose across ", ").
-    if value := escape_clean(keyword_text(record, kinds), ascii=ascii):
+    if value := escape_clean(prepared.keywords, ascii=ascii):
         fields["keywords"] = value
-    if value := _latex_abstract(record.abstract, ascii):
+    if value := prepared.latex_abstract():
         fields["abstract"] = value
     if record.note or record.links:
         _put_notes(record, fields, biblatex, ascii)
@@ -268,29 +269,6 @@ def _venue_fields(
     if year is not None:
         fields["date" if biblatex else "year"] = str(year)
     return tuple(fields.items())
-
-
-@lru_cache(maxsize=8)
-def _latex_title(text: str, ascii: bool) -> str:
-    """`to_latex` of a title, remembered: `bib convert` writes a record's BibTeX and
-    BibLaTeX one after the other, and the title and abstract are most of the work."""
-    return to_latex(text, ascii=ascii, protect=True)
-
-
-def _latex_abstract(text: str, ascii: bool) -> str:
-    """`to_latex` of an abstract, the last one remembered by identity (as `_latex_title`,
-    but without hashing an abstract, a cost of its own when one output is written)."""
-    last = _last_abstract
-    if text is last[0] and ascii == last[1]:
-        return last[2]
-    value = to_latex(text, ascii=ascii)
-    last[:] = text, ascii, value
-    return value
-
-
-_last_abstract: list[Any] = [None, False, ""]
-"""The last abstract, `ascii`, and its LaTeX (the text held, so that no other string takes
-its identity)."""
 
 
 def _put_extra_fields(record: Record, fields: dict[str, str], dialect: str, ascii: bool) -> None:
@@ -447,20 +425,20 @@ def stream(
 ) -> Iterator[str]:
     """`render` piece by piece for records already in `order_key` order, holding none of
     them: the text of all pieces is what `render` returns for the same records."""
-    kinds = tuple(tag_kinds)
-    return LAYOUT.wrap(entry_text(r, dialect, ascii, kinds) for r in with_new_keys(records))
+    options = WriteOptions(ascii, tuple(tag_kinds))
+    return LAYOUT.wrap(entry_text(prepare(r, options), dialect) for r in with_new_keys(records))
 
 
 LAYOUT = Layout(first="", between="\n", last="", empty="")
 """What goes around and between entries (nothing after the last: each ends in a newline)."""
 
 
-def entry_text(record: Record, dialect: str, ascii: bool, kinds: tuple[TagKind, ...]) -> str:
+def entry_text(prepared: Prepared, dialect: str) -> str:
     """One record's entry as `stream` writes it."""
     if dialect not in DIALECTS:
-        raise error(record, f"unknown BibTeX dialect {dialect!r}")
-    fields = _entry(record, dialect, ascii, kinds)
-    if record.fields:
+        raise error(prepared.record, f"unknown BibTeX dialect {dialect!r}")
+    fields = _entry(prepared, dialect)
+    if prepared.record.fields:
         return format_entry(fields)
     # ENTRYTYPE, ID, then fields already in DISPLAY_ORDER
     return _format(fields, itertools.islice(fields.items(), 2, None))
@@ -481,12 +459,12 @@ def render(
     return "\n".join(format_entry(e) for e in entries)
 
 
-def _bibtex_entry(record: Record, options: WriteOptions) -> str:
-    return entry_text(record, "bibtex", options.ascii, options.tag_kinds)
+def _bibtex_entry(prepared: Prepared) -> str:
+    return entry_text(prepared, "bibtex")
 
 
-def _biblatex_entry(record: Record, options: WriteOptions) -> str:
-    return entry_text(record, "biblatex", options.ascii, options.tag_kinds)
+def _biblatex_entry(prepared: Prepared) -> str:
+    return entry_text(prepared, "biblatex")
 
 
 BIBTEX = Writer(

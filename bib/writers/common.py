@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from bib.errors import BibError
-from bib.latex import clean
+from bib.latex import Text, clean, to_latex
 from bib.record import LinkRole, Record, TagKind
 
 DEFAULT_TAG_KINDS: tuple[TagKind, ...] = (
@@ -59,25 +59,13 @@ def keyword_text(record: Record, kinds: tuple[TagKind, ...] | frozenset[TagKind]
 
     A comma inside a value would split it in two (biblatex, Zotero), so it becomes a space.
     """
-    tags = record.tags
-    last_tags, last_kinds, last = _last_keywords
-    # `bib convert` writes each record into every output in turn: the same tags tuple (held
-    # here, so that it stays the object it was) with the same kinds gives the same text.
-    if tags is last_tags and kinds == last_kinds:
-        return last
     found: dict[str, str] = {}
-    for tag in tags:
+    for tag in record.tags:
         if tag.kind in kinds:
             value, folded = _KEYWORDS[tag.value]
             if value and folded not in found:
                 found[folded] = value
-    text = ", ".join(found.values())
-    _last_keywords[:] = tags, kinds, text
-    return text
-
-
-_last_keywords: list[Any] = [None, None, ""]
-"""The tags, kinds and keyword text of the last call of `keyword_text`."""
+    return ", ".join(found.values())
 
 
 class _Keywords(dict[str, tuple[str, str]]):
@@ -166,12 +154,54 @@ class WriteOptions:
     tag_kinds: tuple[TagKind, ...] = DEFAULT_TAG_KINDS
 
 
+class Prepared:
+    """One record as every writer of a run receives it: the work they share done once
+    (`prepare`), never remembered between records. `title` and `abstract` are cleaned and
+    parsed once for all formats; `keywords` is the keyword text of the chosen kinds; the
+    LaTeX of the title and abstract is rendered when BibTeX first asks and reused by
+    BibLaTeX."""
+
+    __slots__ = (
+        "_latex_abstract",
+        "_latex_title",
+        "abstract",
+        "keywords",
+        "options",
+        "record",
+        "title",
+    )
+
+    def __init__(self, record: Record, options: WriteOptions) -> None:
+        self.record = record
+        self.options = options
+        self.title = Text.of(record.title)
+        self.abstract = Text.of(record.abstract)
+        self.keywords = keyword_text(record, options.tag_kinds)
+        self._latex_title: str | None = None
+        self._latex_abstract: str | None = None
+
+    def latex_title(self) -> str:
+        """`to_latex` of the title, braces protecting case (BibTeX and BibLaTeX)."""
+        if self._latex_title is None:
+            self._latex_title = to_latex(self.title, ascii=self.options.ascii, protect=True)
+        return self._latex_title
+
+    def latex_abstract(self) -> str:
+        if self._latex_abstract is None:
+            self._latex_abstract = to_latex(self.abstract, ascii=self.options.ascii)
+        return self._latex_abstract
+
+
+def prepare(record: Record, options: WriteOptions) -> Prepared:
+    return Prepared(record, options)
+
+
 @dataclass(frozen=True, slots=True)
 class Writer:
     """One output format: everything a caller needs to pick it and write it.
 
     A format is a module that defines one `Writer` plus one line in `bib.writers.REGISTRY`.
-    `entry_text` renders one record (its key already assigned); `layout` says what goes
+    `entry_text` renders one prepared record (its key already assigned); `layout` says what goes
     around and between entries; `order_key` orders entries by citation key.
     """
 
@@ -180,4 +210,4 @@ class Writer:
     description: str
     layout: Layout
     order_key: Callable[[str], str]
-    entry_text: Callable[[Record, WriteOptions], str]
+    entry_text: Callable[[Prepared], str]

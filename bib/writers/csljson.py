@@ -29,6 +29,7 @@ from bib.writers.common import (
     DEFAULT_TAG_KINDS,
     DERIVED_TITLE_NOTE,
     Layout,
+    Prepared,
     WriteOptions,
     Writer,
     check_unique_keys,
@@ -36,7 +37,7 @@ from bib.writers.common import (
     error,
     extra_links,
     join_sentences,
-    keyword_text,
+    prepare,
     with_new_keys,
 )
 
@@ -99,17 +100,23 @@ older choices."""
 
 def item(record: Record, tag_kinds: Iterable[TagKind] = DEFAULT_TAG_KINDS) -> dict[str, Any]:
     """One CSL-JSON item, validated; BibError naming the record when it is invalid."""
-    out = _item(record, tuple(tag_kinds))
-    _validate(out, lambda message: error(record, message))
+    return prepared_item(prepare(record, WriteOptions(tag_kinds=tuple(tag_kinds))))
+
+
+def prepared_item(prepared: Prepared) -> dict[str, Any]:
+    """`item` of a record prepared for every writer of a run (RIS is written from it)."""
+    out = _item(prepared)
+    _validate(out, lambda message: error(prepared.record, message))
     return out
 
 
-def _item(record: Record, kinds: tuple[TagKind, ...]) -> dict[str, Any]:
+def _item(prepared: Prepared) -> dict[str, Any]:
     # Written for speed (it runs once per record): a variable is set only when the record
     # has the attribute and its value is not empty; the order of keys is the output's.
+    record = prepared.record
     key = checked_key(record)
     out: dict[str, Any] = {"id": key, "type": CSL_TYPES[record.entry_type], "citation-key": key}
-    if value := to_text(record.title):
+    if value := to_text(prepared.title):
         out["title"] = value
     if record.authors and (
         names := [
@@ -136,9 +143,9 @@ def _item(record: Record, kinds: tuple[TagKind, ...]) -> dict[str, Any]:
     if record.arxiv_id and record.entry_type == EntryType.PREPRINT:
         out["number"] = f"arXiv:{clean(record.arxiv_id)}"
         out.setdefault("publisher", "arXiv")
-    if value := to_text(record.abstract):
+    if value := to_text(prepared.abstract):
         out["abstract"] = value
-    if value := keyword_text(record, kinds):
+    if value := prepared.keywords:
         out["keyword"] = value
     if record.note or record.links:
         if value := _note(record):
@@ -430,17 +437,17 @@ def stream(
 ) -> Iterator[str]:
     """`render` piece by piece for records already in `order_key` order, holding none of
     them: the text of all pieces is what `render` returns for the same records."""
-    kinds = tuple(tag_kinds)
-    return LAYOUT.wrap(entry_text(record, kinds) for record in with_new_keys(records))
+    options = WriteOptions(tag_kinds=tuple(tag_kinds))
+    return LAYOUT.wrap(entry_text(prepare(r, options)) for r in with_new_keys(records))
 
 
 LAYOUT = Layout(first="[\n  ", between=",\n  ", last="\n]\n", empty="[]\n")
 """What goes around and between items: one JSON array, indented by two."""
 
 
-def entry_text(record: Record, kinds: tuple[TagKind, ...]) -> str:
+def entry_text(prepared: Prepared) -> str:
     """One record's item as `stream` writes it (validated by `item`)."""
-    return _pretty_item(item(record, kinds))
+    return _pretty_item(prepared_item(prepared))
 
 
 def render(records: Iterable[Record], *, tag_kinds: Iterable[TagKind] = DEFAULT_TAG_KINDS) -> str:
@@ -449,15 +456,11 @@ def render(records: Iterable[Record], *, tag_kinds: Iterable[TagKind] = DEFAULT_
     return "".join(stream(records, tag_kinds=tag_kinds))
 
 
-def _csl_entry(record: Record, options: WriteOptions) -> str:
-    return entry_text(record, options.tag_kinds)
-
-
 WRITER = Writer(
     name="csl-json",
     suffixes=(".json",),
     description="CSL-JSON for pandoc, citeproc and Zotero",
     layout=LAYOUT,
     order_key=order_key,
-    entry_text=_csl_entry,
+    entry_text=entry_text,
 )

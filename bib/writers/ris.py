@@ -13,9 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from bib.record import Record
 from bib.writers import csljson
-from bib.writers.common import Layout, WriteOptions, Writer
+from bib.writers.common import Layout, Prepared, Writer
 
 EOL = "\r\n"
 
@@ -89,9 +88,9 @@ def _date(issued: dict[str, Any]) -> str | None:
     return f"{year}/{month}/{day}/"
 
 
-def entry_text(record: Record, options: WriteOptions) -> str:
+def entry_text(prepared: Prepared) -> str:
     """One record as RIS lines, from its CSL-JSON item (validated there)."""
-    item = csljson.item(record, options.tag_kinds)
+    item = csljson.prepared_item(prepared)
     kind = TYPES.get(item["type"], DEFAULT_TYPE)
     lines = [_line("TY", kind), _line("ID", item["id"])]
     if "title" in item:

@@ -145,7 +145,7 @@ def test_help_shows_examples(cli):
 
 @pytest.mark.parametrize("name", ["seeds.bib", "seeds.biblatex.bib", "seeds.json"])
 def test_output_reads_back_to_the_same_records(converted, name, tmp_path):
-    from bib import pipeline
+    from bib import convert as engine
 
     written = tmp_path / name
     written.write_text(converted[name], encoding="utf-8")
@@ -154,7 +154,7 @@ def test_output_reads_back_to_the_same_records(converted, name, tmp_path):
     def summary(records):
         return {(*(getattr(r, f) for f in fields), frozenset(r.links)) for r in records}
 
-    assert summary(pipeline.load([written])) == summary(pipeline.load([SEEDS]))
+    assert summary(engine.load([written])) == summary(engine.load([SEEDS]))
 
 
 # CSL-JSON keeps the abstract as plain text (markdown gone), which the tagger may read a little

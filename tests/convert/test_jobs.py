@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from click.testing import Result
 
-from bib import parallel, pipeline
+from bib import convert as engine
+from bib import parallel
 
 SEEDS = Path(__file__).resolve().parents[2] / "seeds"
 STRESS = Path(__file__).resolve().parents[1] / "data" / "stress.txt"
@@ -20,8 +21,8 @@ pytestmark = pytest.mark.skipif(not parallel.can_fork(), reason="workers need fo
 def small_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
     """Workers even for the seeds (57 records), in batches of a few records, so that every
     record crosses a process boundary and batches end in odd places."""
-    monkeypatch.setattr(pipeline, "PARALLEL_AFTER", 5)
-    monkeypatch.setattr(pipeline, "PARALLEL_BATCH", 7)
+    monkeypatch.setattr(engine, "PARALLEL_AFTER", 5)
+    monkeypatch.setattr(engine, "PARALLEL_BATCH", 7)
 
 
 @pytest.mark.parametrize("jobs", ["2", "3"])

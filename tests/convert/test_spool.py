@@ -8,9 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bib import pipeline
-from bib.pipeline import Spool
+from bib import convert as engine
+from bib import parallel
 from bib.record import Author, EntryType, Link, LinkRole, Record, Source, Tag, TagKind
+from bib.spool import Spool
 
 text = st.text(max_size=30)
 authors = st.builds(Author, text, text, text)
@@ -87,7 +88,7 @@ def test_a_paper_on_standard_input_and_in_a_file_is_one_record(tmp_path) -> None
     listed.write_text(f"ICML 2026\n\n{ABSTRACT}\n", encoding="utf-8")
     stdin = io.BytesIO(f"ICML 2026\n\nOther paper.\n\n{ABSTRACT}\n".encode())
     messages: list[str] = []
-    result = pipeline.run(["-", listed], stdin=stdin, report=messages.append)
+    result = engine.run(["-", listed], engine.ConvertOptions(stdin=stdin, report=messages.append))
     assert (result.stats.records, result.stats.merged) == (2, 1)
     assert messages == [f"merged: <stdin>:5 = {listed}:3 ({result.records[0].id})"]
 
@@ -95,7 +96,7 @@ def test_a_paper_on_standard_input_and_in_a_file_is_one_record(tmp_path) -> None
 def test_merged_copies_are_extracted_once_as_one_record(tmp_path) -> None:
     (tmp_path / "a.txt").write_text(f"ICML 2026\n\n{ABSTRACT}\n", encoding="utf-8")
     (tmp_path / "b.md").write_text(f"ICML 2026\n\n{ABSTRACT}\n\nOther.\n", encoding="utf-8")
-    result = pipeline.run([tmp_path / "a.txt", tmp_path / "b.md"])
+    result = engine.run([tmp_path / "a.txt", tmp_path / "b.md"])
     assert [r.method for r in result.records] == ["FairJudge", ""]
     assert result.stats.titles_derived == 2
 
@@ -109,17 +110,17 @@ def test_an_extraction_stage_that_drops_records_is_refused(tmp_path) -> None:
                 yield record
 
     with pytest.raises(RuntimeError, match="fewer"):
-        pipeline.run([tmp_path / "a.txt"], extractors=[all_but_the_first])
+        engine.run([tmp_path / "a.txt"], engine.ConvertOptions(stages=[all_but_the_first]))
 
 
 def test_the_spool_keeps_what_encode_makes_of_each_record(tmp_path) -> None:
     (tmp_path / "a.txt").write_text(f"ICML 2026\n\n{ABSTRACT}\n\nOther.\n", encoding="utf-8")
-    with pipeline.spool([tmp_path / "a.txt"], encode=lambda r: r.method.encode()) as spooled:
+    with engine.spool([tmp_path / "a.txt"], encode=lambda r: r.method.encode()) as spooled:
         assert list(spooled.items(range(2))) == [b"FairJudge", b""]
 
 
 def test_records_pass_every_stage_in_their_order_across_batches(tmp_path) -> None:
-    count = 2 * pipeline.BATCH + 3
+    count = 2 * parallel.BATCH + 3
     paragraphs = "".join(f"Paper number {i} studies topic {i}.\n\n" for i in range(count))
     (tmp_path / "a.txt").write_text(f"ICML 2026\n\n{paragraphs}", encoding="utf-8")
     seen: list[int] = []
@@ -130,6 +131,8 @@ def test_records_pass_every_stage_in_their_order_across_batches(tmp_path) -> Non
             yield record
 
     encode = lambda r: str(r.sources[0].line).encode()  # noqa: E731
-    with pipeline.spool([tmp_path / "a.txt"], extractors=[numbered], encode=encode) as spooled:
+    with engine.spool(
+        [tmp_path / "a.txt"], engine.ConvertOptions(stages=[numbered]), encode
+    ) as spooled:
         lines = [int(item) for item in spooled.items(range(count))]
     assert lines == seen == [3 + 2 * i for i in range(count)]

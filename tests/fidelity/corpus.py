@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bib import pipeline
+from bib import convert as engine
 from bib.writers import csljson
 
 COMPARED = (
@@ -67,7 +67,7 @@ def pandoc_items(path: Path) -> list[dict[str, Any]]:
 
 
 def our_items(path: Path) -> dict[str, dict[str, Any]]:
-    result = pipeline.run([path], extractors=())
+    result = engine.run([path], engine.ConvertOptions(stages=()))
     return {record.key: csljson.item(record) for record in result.records}
 
 

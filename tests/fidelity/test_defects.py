@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import json
 
-from bib import pipeline
+from bib import convert as engine
 from bib.writers import bibtex, csljson
 
 
 def _records(tmp_path, text, name="refs.bib"):
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
-    return pipeline.run([path], extractors=()).records
+    return engine.run([path], engine.ConvertOptions(stages=())).records
 
 
 def _item(tmp_path, text, name="refs.bib"):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bib import pipeline
+from bib import convert as engine
 
 SERIES = """\
 @book{knuth:vol1,
@@ -20,7 +20,7 @@ def _run(tmp_path, text, name="refs.bib"):
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
     lines: list[str] = []
-    return pipeline.run([path], extractors=(), report=lines.append), lines
+    return engine.run([path], engine.ConvertOptions(stages=(), report=lines.append)), lines
 
 
 def test_entries_vanish_as_false_duplicates_volumes_of_a_series_stay_two(tmp_path):
@@ -65,7 +65,9 @@ def test_a_short_abstract_does_not_merge_two_entries(tmp_path):
 def test_the_same_key_in_two_files_is_one_record(tmp_path):
     (tmp_path / "one.bib").write_text("@book{k, title = {A}}\n", encoding="utf-8")
     (tmp_path / "two.bib").write_text("@book{k, title = {A}, year = {2000}}\n", encoding="utf-8")
-    result = pipeline.run([tmp_path / "one.bib", tmp_path / "two.bib"], extractors=())
+    result = engine.run(
+        [tmp_path / "one.bib", tmp_path / "two.bib"], engine.ConvertOptions(stages=())
+    )
     assert [(r.key, r.year) for r in result.records] == [("k", 2000)]
 
 

@@ -36,3 +36,16 @@ def record() -> Callable[..., Record]:
         return Record(id=fields.pop("id", "r1"), abstract=abstract, **fields)  # type: ignore[arg-type]
 
     return make
+
+
+FIXTURES = Path(__file__).resolve().parent
+
+
+@pytest.fixture(scope="session")
+def expected_methods() -> list[dict[str, str | None]]:
+    return json.loads((FIXTURES / "methods_expected.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
+def expected_urls() -> list[dict[str, object]]:
+    return json.loads((FIXTURES / "urls_expected.json").read_text(encoding="utf-8"))

@@ -6,7 +6,7 @@ import json
 import re
 from pathlib import Path
 
-from bib import pipeline
+from bib import convert as engine
 
 ROOT = Path(__file__).resolve().parents[2]
 SEEDS = ROOT / "seeds"
@@ -29,7 +29,7 @@ def test_json_has_one_object_per_record_with_the_agreed_keys(cli) -> None:
 
 
 def test_json_evidence_spans_index_the_abstract(cli) -> None:
-    abstracts = {r.id: r.abstract for r in pipeline.load([SEEDS])}
+    abstracts = {r.id: r.abstract for r in engine.load([SEEDS])}
     for record in seed_json(cli, "--kind", "dataset", "--kind", "model"):
         for tag in record["tags"]:
             for start, end in tag["evidence"]:

@@ -6,8 +6,9 @@ import dataclasses
 import pickle
 from pathlib import Path
 
-from bib.extract.tags import BATCH, _tag, tag_record, tag_records, tag_stream
+from bib.extract.tags import _tag, tag_record, tag_records, tag_stream
 from bib.extract.vocabulary import shipped
+from bib.parallel import BATCH
 from bib.record import Link, LinkRole, Record, Tag, TagKind
 from bib.writers import DEFAULT_TAG_KINDS
 

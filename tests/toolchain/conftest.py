@@ -39,7 +39,7 @@ LATEX_TOOLS = ("pdflatex", "bibtex", "pdftotext")
 BIBER_TOOLS = ("pdflatex", "biber", "pdftotext")
 
 
-# --- tools (`require` and `unavailable` come from tests/conftest.py) -----------------------
+# --- tools (`require` and `unavailable` come from bib.testing) -----------------------
 
 
 @pytest.fixture(scope="session")

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from bib.latex import markup, tables, tolatex, totext
 from bib.record import TagKind
-from bib.writers import bibtex, common, csljson
+from bib.writers import common, csljson
 
 PIECES = [
     *"{}\\$%&#_^~*`[]()<>|@,=\"'!?-. \n\t\r\x00\x07\x0b\x1f\x7f\x85\xa0\u2028\u3000",
@@ -266,7 +266,22 @@ def test_long_texts_parsed_in_turn_are_each_their_own_nodes(parts: list[str]) ->
         assert typed(markup.parse(text, markup._marks(text))) == typed(reference_parse(text))
 
 
-def test_abstracts_written_in_turn_are_each_their_own_latex() -> None:
+@given(st.one_of(texts, long_texts), st.booleans())
+def test_a_text_prepared_once_renders_in_every_writer_as_parsed_afresh(
+    text: str, protect: bool
+) -> None:
+    """A `Text` is shared by every writer of a record (plain text first for CSL-JSON, then
+    LaTeX for BibTeX): what it gives is what a fresh parse gives, in either order."""
+    prepared = markup.Text.of(text)
+    assert totext.to_text(prepared) == reference_to_text(text)
+    assert tolatex.to_latex(prepared, protect=protect) == reference_to_latex(text, protect)
+    assert totext.to_text(prepared) == reference_to_text(text)
+
+
+def test_records_prepared_in_turn_are_each_their_own_latex(make_record) -> None:
+    """Regression: the last abstract was remembered by identity across calls; each
+    `Prepared` record now holds its own rendering."""
     first, second = "Wörds *here* " + "x" * markup._LONG, "Other $x$ " + "y" * markup._LONG
     for text, ascii in [(first, False), (first, True), (second, False), (first, False)]:
-        assert bibtex._latex_abstract(text, ascii) == tolatex.to_latex(text, ascii=ascii)
+        prepared = common.prepare(make_record(abstract=text), common.WriteOptions(ascii=ascii))
+        assert prepared.latex_abstract() == tolatex.to_latex(text, ascii=ascii)

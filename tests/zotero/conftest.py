@@ -34,9 +34,9 @@ server_module = _load_server_module()
 
 def seed_records() -> list[Any]:
     """The seed paper lists as Records with citation keys, as `bib add` stores them."""
-    from bib import pipeline
+    from bib import convert as engine
 
-    return pipeline.load(sorted(SEEDS.glob("*.txt")))
+    return engine.load(sorted(SEEDS.glob("*.txt")))
 
 
 @pytest.fixture

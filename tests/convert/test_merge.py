@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bib import pipeline
+from bib import convert as engine
 from bib.merge import merge
 from bib.record import Link, LinkRole, Record, Source
 
@@ -13,7 +13,9 @@ def test_same_abstract_in_two_files_is_one_record_and_reported(tmp_path):
     (tmp_path / "a.txt").write_text(f"ICML 2026\n\n{ABSTRACT}\n", encoding="utf-8")
     (tmp_path / "b.md").write_text(f"ICML 2026\n\nTitle: T\n**{ABSTRACT}**\n", encoding="utf-8")
     messages: list[str] = []
-    result = pipeline.run([tmp_path / "b.md", tmp_path / "a.txt"], report=messages.append)
+    result = engine.run(
+        [tmp_path / "b.md", tmp_path / "a.txt"], engine.ConvertOptions(report=messages.append)
+    )
     assert result.stats.records == 1
     assert result.stats.merged == 1
     assert messages == [

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from bib import pipeline
+from bib import convert as engine
 
 SEEDS = Path(__file__).resolve().parents[2] / "seeds"
 ICML_2026 = "Proceedings of the 43rd International Conference on Machine Learning"
 
 
 @pytest.fixture(scope="module")
-def result() -> pipeline.Result:
-    return pipeline.run([SEEDS])
+def result() -> engine.Result:
+    return engine.run([SEEDS])
 
 
 def test_directory_input_reads_all_three_seed_files(result):
@@ -48,5 +48,5 @@ def test_extractor_stages_can_be_replaced(result):
         for record in records:
             yield replace(record, note="seen")
 
-    records = pipeline.load([SEEDS], extractors=[shout])
+    records = engine.load([SEEDS], engine.ConvertOptions(stages=[shout]))
     assert all(r.note == "seen" and not r.title for r in records)

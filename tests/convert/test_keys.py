@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bib import pipeline
+from bib import convert as engine
 from bib.keys import assign, base_key, fold
 from bib.record import Record
 
@@ -86,16 +86,16 @@ def test_keys_compare_case_insensitively():
 
 @functools.cache
 def _seed_keys() -> dict[str, str]:
-    return {r.id: r.key for r in pipeline.load(SEEDS)}
+    return {r.id: r.key for r in engine.load(SEEDS)}
 
 
 @settings(max_examples=12)  # three files have six orders; each example converts all seeds
 @given(st.permutations(SEEDS))
 def test_seed_keys_are_the_same_in_any_file_order(order):
-    assert {r.id: r.key for r in pipeline.load(order)} == _seed_keys()
+    assert {r.id: r.key for r in engine.load(order)} == _seed_keys()
 
 
 def test_seed_keys_are_unique_and_safe():
-    keys = [r.key for r in pipeline.load(SEEDS)]
+    keys = [r.key for r in engine.load(SEEDS)]
     assert len(set(keys)) == len(keys) == 57
     assert all(SAFE.fullmatch(k) for k in keys)

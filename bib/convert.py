@@ -1,0 +1,578 @@
+"""The conversion engine: read -> merge duplicates -> extract -> citation keys -> write.
+
+`run` and `load` give the records of some inputs; `spool` the same without holding them
+(they wait on disk, `bib.spool`, until every key is known); `convert` writes them to sinks
+(`FileSink`, `TextSink`), every output in full before any is published (`bib.atomic`).
+Each takes one `ConvertOptions`. The command line (`bib.cli.convert`) only parses options
+into one, calls `convert` and prints the summary.
+
+Each extraction stage is a function from an iterable of Records to an iterable of
+Records (see `Stage`), so stages compose in any order and records stream through them.
+Merging and key assignment need every record at once; the rest does not.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import itertools
+import marshal
+import sys
+import tempfile
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import IO, BinaryIO, NamedTuple, Protocol, TypeVar
+
+from bib import bidi, keys, merge, parallel, readers, stable_keys, writers
+from bib.atomic import Staged
+from bib.errors import BibError
+from bib.extract import hierarchy
+from bib.extract import tags as tagging
+from bib.extract import vocabulary as vocab
+from bib.extract.methods import tag_methods
+from bib.extract.tags import tag_stream
+from bib.extract.titles import derive_titles
+from bib.extract.urls import tag_urls
+from bib.record import Record, TagKind
+from bib.spool import Spool, record_bytes, record_of
+from bib.writers import WriteOptions
+
+Stage = Callable[[Iterable[Record]], Iterable[Record]]
+"""An extraction step: one record out for each record in, in the same order."""
+Report = Callable[[str], None]
+Done = TypeVar("Done")
+Item = TypeVar("Item")
+
+
+class Progress(Protocol):
+    """Sees every unique paper, in whatever form it travels (a record's bytes), as it goes
+    into the stages, and passes each on."""
+
+    def __call__(self, items: Iterable[Item], /) -> Iterator[Item]: ...
+
+
+Encoder = Callable[[Record], bytes]
+"""What the spool keeps of a record (`record_bytes`: the record itself)."""
+
+DEFAULT_STAGES: tuple[Stage, ...] = (tag_methods, tag_urls, derive_titles, tag_stream)
+BATCH_GC_THRESHOLD = 10_000
+"""Allocations between collections of the youngest generation while converting (Python's
+default is 700)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ConvertOptions:
+    """Everything a conversion is told, in one place (the CLI builds one from its options).
+
+    `source_format` reads every input (and `-`) as that format; `venue` and `year` override
+    list headers; `stages` run over every unique paper (`tag_stages` builds them from a
+    vocabulary), then `lookups`, stages that must run in this process (a network lookup:
+    one client and its rate limits) even when `jobs` > 1; `report` hears warnings and what
+    the run did (keys kept), and `strict` makes the first warning an error
+    (`strict_report`); `pinned` maps record ids to keys they keep, and `keys_from` names
+    files whose keys are kept (`convert` adds the outputs that exist); `jobs` worker
+    processes extract large inputs; `progress` sees every unique paper as it goes into the
+    stages; `output` says how entries are rendered."""
+
+    source_format: str | None = None
+    venue: str | None = None
+    year: int | None = None
+    stages: Sequence[Stage] = DEFAULT_STAGES
+    lookups: Sequence[Stage] = ()
+    report: Report | None = None
+    strict: bool = False
+    pinned: Mapping[str, str] | None = None
+    keys_from: tuple[Path, ...] = ()
+    stdin: BinaryIO | None = None
+    jobs: int = 1
+    progress: Progress | None = None
+    output: WriteOptions = field(default_factory=WriteOptions)
+
+
+def tag_stages(
+    vocab_files: Sequence[Path] = (),
+    max_topics: int = tagging.DEFAULT_MAX_TOPICS,
+    kinds: Collection[TagKind] = tagging.DEFAULT_KINDS,
+    with_parents: bool = False,
+) -> list[Stage]:
+    """The default stages with the tagging stage set up from a vocabulary (the shipped one
+    and `vocab_files`), making tags of `kinds` only; with the ancestors of each topic added
+    when `with_parents` (bib.extract.hierarchy)."""
+    vocabulary = vocab.load(vocab_files)
+    stages = [s for s in DEFAULT_STAGES if s is not tag_stream]
+    stages.append(tagging.stage(vocabulary, max_topics, kinds))
+    if with_parents and TagKind.TOPIC in kinds:
+        stages.append(hierarchy.parents_stage(vocabulary))
+    return stages
+
+
+@dataclass
+class Stats:
+    """Counts for the one-line summary."""
+
+    files: int = 0
+    read: int = 0
+    records: int = 0
+    merged: int = 0
+    titles_derived: int = 0
+    inputs: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Result:
+    records: list[Record]
+    stats: Stats
+
+
+def _read_all(
+    paths: Sequence[Path],
+    options: ConvertOptions,
+    stdin: BinaryIO | None,
+    stats: Stats,
+    starts: list[int] | None = None,
+) -> Iterator[Record]:
+    """Every record of `paths` in order; `starts` gets the position where each path starts."""
+    for path in paths:
+        if starts is not None:
+            starts.append(stats.read)
+        stats.files += 1
+        stats.inputs.append(str(path))
+        records = readers.read(
+            path,
+            fmt=options.source_format,
+            venue=options.venue,
+            year=options.year,
+            stdin=stdin,
+            report=_warnings(options),
+        )
+        for record in records:
+            stats.read += 1
+            record, stripped = bidi.strip(record)
+            warn = _warnings(options)
+            if stripped and warn is not None:
+                warn(
+                    f"warning: {_where(record)}: removed bidirectional control characters "
+                    f"from {', '.join(stripped)}"
+                )
+            yield record
+
+
+def _warnings(options: ConvertOptions) -> Report | None:
+    """Who hears a warning: `report`, or under `strict` nobody (it is an error)."""
+    return strict_report if options.strict else options.report
+
+
+def strict_report(message: str) -> None:
+    """A `report` for `--strict`: the first warning is an error (exit 2), where it was."""
+    raise BibError(message.removeprefix("warning: "))
+
+
+def _where(record: Record) -> str:
+    """`file:line (key)`, as far as the reader knew them."""
+    source = record.source
+    place = ":".join(str(p) for p in (source.path, source.line) if p) if source else ""
+    return f"{place} ({record.key})" if record.key else place
+
+
+def run(inputs: Sequence[str | Path], options: ConvertOptions | None = None) -> Result:
+    """Records and counts for `inputs` (files, directories or `-`), sorted by key.
+
+    The same stages as `spool`, whose records are read back here into one list."""
+    with spool(inputs, options) as spooled:
+        return Result(list(spooled.records(spooled.order())), spooled.stats)
+
+
+def load(inputs: Sequence[str | Path], options: ConvertOptions | None = None) -> list[Record]:
+    """Records for `inputs`, sorted by key (the agreed interface; `run` also counts)."""
+    return run(inputs, options).records
+
+
+@dataclass
+class Spooled:
+    """`run`'s result with the records on disk: their keys in memory, the rest read back one
+    by one in the order a writer asks for (`records`). Close it (a context manager).
+
+    The spool may hold records no longer wanted (a paper's copies, before their merge):
+    `indices` says where each wanted record is, `keys` what it is called."""
+
+    stats: Stats
+    keys: list[str]
+    spool: Spool
+    indices: Sequence[int]
+
+    def order(self, sort_key: Callable[[str], str] = str) -> list[int]:
+        """Positions of the records sorted by key (as `run` sorts them), then by `sort_key`."""
+        by_key = sorted(range(len(self.keys)), key=self.keys.__getitem__)
+        return sorted(by_key, key=lambda i: sort_key(self.keys[i]))
+
+    def records(self, order: Iterable[int]) -> Iterator[Record]:
+        """The records, with their keys (when `spool` kept records: its default)."""
+        for position in order:
+            yield self.spool.get(self.indices[position], self.keys[position])
+
+    def items(self, order: Iterable[int]) -> Iterator[bytes]:
+        """What `spool` kept of each record (its `encode`)."""
+        for position in order:
+            yield self.spool.get_bytes(self.indices[position])
+
+    def __enter__(self) -> Spooled:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.spool.close()
+
+
+def spool(
+    inputs: Sequence[str | Path],
+    options: ConvertOptions | None = None,
+    encode: Encoder = record_bytes,
+) -> Spooled:
+    """`run`, holding no record: records wait in a temp file until keys, which need every
+    base key, are known, so memory per record is an identity, a key and an offset.
+
+    Records are read first, each kept on disk as read, until every identity is known and
+    the copies of one paper can be merged; only then does each unique paper go through the
+    stages, once (a lookup with a cost, such as `lookups` on the network, never runs for a
+    copy), and is encoded into the spool. `encode` is what the spool keeps of a record: by
+    default the record itself; a caller that needs only some rendering of it keeps that
+    (`Spooled.items`).
+
+    With `jobs` > 1, an input of more than `PARALLEL_AFTER` records is extracted and encoded
+    in that many worker processes (`bib.parallel`), batch by batch and in order; reading,
+    merging, lookups, keys and the spool stay here, so the result is the same for every
+    `jobs`."""
+    options = options or ConvertOptions()
+    paths = readers.expand(inputs)
+    stdin = options.stdin
+    if stdin is None and any(str(path) == readers.STDIN for path in paths):
+        stdin = sys.stdin.buffer
+    done = Spool()
+    try:
+        return _spool(paths, done, options, stdin, Stats(), encode)
+    except BaseException:
+        done.close()
+        raise
+
+
+def _spool(
+    paths: Sequence[Path],
+    done: Spool,
+    options: ConvertOptions,
+    stdin: BinaryIO | None,
+    stats: Stats,
+    encode: Encoder,
+) -> Spooled:
+    with contextlib.closing(Spool()) as raw:
+        found = merge.groups(_read_into(raw, paths, options, stdin, stats))
+        papers = [group for group in found if len(group) > 1]
+        stats.merged = stats.read - len(found)
+        found.clear()
+        copies = {position for group in papers for position in group}
+        singles = (raw.get_bytes(i) for i in range(stats.read) if i not in copies)
+        warn = _warnings(options)
+        merged = (
+            record_bytes(merge.merge_group([raw.get(i) for i in group], warn)) for group in papers
+        )
+        unique = stats.read - len(copies) + len(papers)
+        prepared = _prepared(itertools.chain(singles, merged), options, encode)
+        bases: list[tuple[str, str]] = []
+        lookalikes: list[merge.Lookalike] = []
+        derived = 0
+        for item in prepared:
+            if len(bases) == unique:
+                raise RuntimeError("an extraction stage yielded more records than it got")
+            done.add_bytes(item.data)
+            bases.append((item.id, item.base_key))
+            lookalikes.append(item.lookalike)
+            derived += item.title_derived
+    if len(bases) < unique:
+        raise RuntimeError("an extraction stage yielded fewer records than it got")
+    stats.records = unique
+    if warn is not None:
+        for line in merge.possible_duplicates(lookalikes):
+            warn(line)
+    stats.titles_derived = derived
+    chosen = keys.unique_keys(bases, options.pinned)
+    return Spooled(stats, chosen, done, range(unique))
+
+
+def _read_into(
+    raw: Spool, paths: Sequence[Path], options: ConvertOptions, stdin: BinaryIO | None, stats: Stats
+) -> Iterator[list[str]]:
+    """The identities of every record read, each record kept in `raw` until its paper's
+    copies are known (`merge.groups` needs every identity)."""
+    for record in _read_all(paths, options, stdin, stats):
+        raw.add(record)
+        yield merge.identities(record)
+
+
+def _prepared(
+    records: Iterable[bytes], options: ConvertOptions, encode: Encoder
+) -> Iterator[Prepared]:
+    """Each unique paper (as `record_bytes`) through the stages, then the lookups, then
+    encoded: the stages and the encoding in worker processes when `jobs` says so, the
+    lookups always here."""
+    workers = Workers(options.jobs, options.progress)
+    stages, lookups = options.stages, options.lookups
+    if not lookups:
+        return workers.run(
+            lambda batch: _prepare(_extract(map(record_of, batch), stages), encode), records
+        )
+    extracted = workers.run(lambda batch: _extract(map(record_of, batch), stages), records)
+    return _prepare(_extract(extracted, lookups), encode)
+
+
+def _prepare(records: Iterable[Record], encode: Encoder) -> Iterator[Prepared]:
+    for record in records:
+        yield Prepared(
+            record.id,
+            keys.base_key(record),
+            record.title_derived,
+            merge.lookalike(record),
+            encode(record),
+        )
+
+
+class Prepared(NamedTuple):
+    """What the spool needs of an extracted record: its id, the key it would have alone,
+    whether its title is derived, what a possible duplicate would be told by, and what
+    `encode` made of it."""
+
+    id: str
+    base_key: str
+    title_derived: bool
+    lookalike: merge.Lookalike
+    data: bytes
+
+
+PARALLEL_AFTER = 2_000
+"""Records read before worker processes pay: below this, starting them (forking, each
+worker's first batch cold) costs more than it saves (benchmarks/convert.py --jobs)."""
+
+PARALLEL_BATCH = 4 * parallel.BATCH
+"""Records sent to a worker at once: large enough that pickling and the pipes cost little
+beside the work, small enough to keep every worker busy to the end."""
+
+
+@dataclass(frozen=True, slots=True)
+class Workers:
+    """How the per-record work runs: here (`jobs` 1, or a small input) or in worker processes."""
+
+    jobs: int = 1
+    progress: Progress | None = None
+
+    def run(
+        self, work: Callable[[Iterable[bytes]], Iterable[Done]], records: Iterable[bytes]
+    ) -> Iterator[Done]:
+        """`work` over the records (`record_bytes`), in order, here or batch by batch in
+        worker processes."""
+        if self.progress is not None:
+            records = self.progress(records)
+        records = iter(records)
+        if self.jobs < 2:
+            return iter(work(records))
+        head = list(itertools.islice(records, PARALLEL_AFTER))
+        if len(head) < PARALLEL_AFTER:
+            return iter(work(head))
+
+        def batch_work(batch: list[bytes]) -> list[Done]:
+            return list(work(batch))
+
+        batches = parallel.batches(itertools.chain(head, records), PARALLEL_BATCH)
+        results = parallel.ordered_map(batch_work, batches, self.jobs)
+        return itertools.chain.from_iterable(results)
+
+
+def _extract(records: Iterable[Record], extractors: Sequence[Stage]) -> Iterable[Record]:
+    records = _batched(records)
+    for stage in extractors:
+        records = _batched(stage(records))
+    return records
+
+
+def _batched(records: Iterable[Record]) -> Iterator[Record]:
+    """The records, taken `parallel.BATCH` at a time: each stage then runs over a batch in
+    turn, which makes a conversion a tenth faster than one record through every stage at a
+    time (the code and data of one stage stay in the processor's caches)."""
+    for batch in parallel.batches(records):
+        yield from batch
+
+
+class Sink(Protocol):
+    """Where one output goes: `fmt` names its writer; `open` gives the text file its entries
+    are streamed into, `commit` makes them the output once every output was written,
+    `discard` drops them (a failure anywhere leaves no output created or changed)."""
+
+    fmt: str
+
+    def open(self) -> IO[str]: ...
+
+    def commit(self) -> None: ...
+
+    def discard(self) -> None: ...
+
+
+class FileSink:
+    """An output file, staged beside its target and renamed over it (`bib.atomic.Staged`:
+    a link is followed, a device or FIFO written through)."""
+
+    def __init__(self, path: Path, fmt: str) -> None:
+        self.path = path
+        self.fmt = fmt
+        self._staged: Staged | None = None
+
+    def open(self) -> IO[str]:
+        self._staged = Staged(self.path, text=True)
+        return self._staged.file
+
+    def commit(self) -> None:
+        if self._staged is not None:
+            self._staged.commit()
+
+    def discard(self) -> None:
+        if self._staged is not None:
+            self._staged.discard()
+
+
+class TextSink:
+    """An output handed to `emit` piece by piece (standard output), only once every output
+    was written; it ends with a line end, so a shell prompt starts on a line of its own."""
+
+    def __init__(self, fmt: str, emit: Callable[[str], None]) -> None:
+        self.fmt = fmt
+        self._emit = emit
+        self._file: IO[str] | None = None
+
+    def open(self) -> IO[str]:
+        self._file = tempfile.TemporaryFile("w+", encoding="utf-8", newline="")  # noqa: SIM115 (closed by commit or discard)
+        return self._file
+
+    def commit(self) -> None:
+        if self._file is None:
+            return
+        self._file.seek(0)
+        last = ""
+        while chunk := self._file.read(1 << 20):
+            self._emit(chunk)
+            last = chunk[-1]
+        if last != "\n":
+            self._emit("\n")
+        self.discard()
+
+    def discard(self) -> None:
+        if self._file is not None:
+            self._file.close()
+
+
+def convert(inputs: Sequence[str | Path], sinks: Sequence[Sink], options: ConvertOptions) -> Stats:
+    """Convert `inputs` into every sink: keys kept from the outputs that exist and from
+    `keys_from`, each record rendered once per format while it is read (`encoder`), every
+    output written in key order, then all published together."""
+    report = options.report or (lambda _: None)
+    existing = [sink.path for sink in sinks if isinstance(sink, FileSink)]
+    pinned = stable_keys.pinned_from(existing, options.keys_from, report)
+    if options.pinned:
+        pinned.update(options.pinned)
+    formats = list(dict.fromkeys(sink.fmt for sink in sinks))
+    with batch_collection():
+        encode = encoder(formats, options.output)
+        with spool(inputs, replace(options, pinned=pinned), encode) as spooled:
+            write(spooled, formats, sinks)
+    return spooled.stats
+
+
+@contextlib.contextmanager
+def batch_collection() -> Iterator[None]:
+    """Rarer and cheaper cyclic garbage collection while converting.
+
+    Records are trees of tuples and strings, without cycles, yet a conversion allocates
+    enough to trigger a collection every few records, and each full one walks every
+    long-lived object (the compiled vocabulary, every id and key): about 20 µs a record at
+    10,000 records. Freezing what exists before the run keeps it out of every collection,
+    and a larger first generation makes collections rarer; both are undone afterwards."""
+    threshold = gc.get_threshold()
+    gc.freeze()
+    gc.set_threshold(BATCH_GC_THRESHOLD, *threshold[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*threshold)
+        gc.unfreeze()
+
+
+def encoder(formats: Sequence[str], output: WriteOptions) -> Encoder:
+    """What the spool keeps of a record: its entry in each of `formats`, cut where its key
+    goes (`writers.template`), so that writing needs only the keys (they need every record)."""
+
+    def encode(record: Record) -> bytes:
+        return marshal.dumps(writers.templates(record, formats, output))
+
+    return encode
+
+
+class Pass(NamedTuple):
+    """Outputs whose entries come in the same record order: one reading of the spool."""
+
+    order: list[int]
+    sinks: list[tuple[Sink, IO[str]]]
+
+
+def write(spooled: Spooled, formats: Sequence[str], sinks: Sequence[Sink]) -> None:
+    """Stream every output into its sink, in key order, from the entries spooled in
+    `formats` (`encoder`); commit them all only when every output was written, else discard
+    them, so a failure leaves no output created or changed.
+
+    Outputs in the same record order share one reading of the spool (BibTeX and CSL-JSON
+    orders differ only when two keys differ in case alone)."""
+    check_keys(spooled.keys)
+    with contextlib.ExitStack() as cleanup:
+        passes: list[Pass] = []
+        for sink in sinks:
+            cleanup.callback(sink.discard)
+            handle = sink.open()
+            order = spooled.order(writers.order_key(sink.fmt))
+            same = next((p for p in passes if p.order == order), None)
+            if same is None:
+                passes.append(Pass(order, [(sink, handle)]))
+            else:
+                same.sinks.append((sink, handle))
+        for one in passes:
+            entries = zip(
+                map(spooled.keys.__getitem__, one.order),
+                map(marshal.loads, spooled.items(one.order)),
+                strict=True,
+            )
+            copies = itertools.tee(entries, len(one.sinks))
+            pieces = [
+                _entries(copy, sink.fmt, formats.index(sink.fmt))
+                for copy, (sink, _) in zip(copies, one.sinks, strict=True)
+            ]
+            # Lockstep: each output yields once per record, so tee holds one record at most.
+            for step in zip(*pieces, strict=True):
+                for piece, (_, handle) in zip(step, one.sinks, strict=True):
+                    handle.write(piece)
+        for sink in sinks:
+            sink.commit()
+        cleanup.pop_all()
+
+
+Templates = Iterable[tuple[str, list[list[str]]]]
+"""(key, `writers.template` of each format) of records, in output order."""
+
+
+def _entries(templates: Templates, fmt: str, slot: int) -> Iterator[str]:
+    """The pieces of a whole `fmt` output from (key, templates) of its records in order, where
+    `slot` is the position of its format's template."""
+    return writers.layout(fmt).wrap(key.join(cut[slot]) for key, cut in templates)
+
+
+def check_keys(keys: Iterable[str]) -> None:
+    """Refuse a key that a writer would refuse: unsafe, or given twice."""
+    seen: set[str] = set()
+    for key in keys:
+        if not writers.safe_key(key):
+            raise BibError(f"citation key {key!r} is not safe for BibTeX and pandoc")
+        if key in seen:
+            raise BibError(f"citation key {key!r} is used by two records")
+        seen.add(key)

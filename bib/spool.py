@@ -1,0 +1,112 @@
+"""The spool: byte strings on disk, each read back by its offset, so that a conversion
+holds no record in memory while it waits for every key (`bib.convert.spool`).
+
+Records go in as plain lists and tuples that `marshal` writes (`record_bytes`), several times
+faster than pickle writes dataclasses and enums; a caller may keep any bytes instead (what it
+renders of a record).
+"""
+
+from __future__ import annotations
+
+import marshal
+import tempfile
+from array import array
+from dataclasses import fields
+from operator import attrgetter
+from typing import IO
+
+from bib.record import Author, EntryType, Link, LinkRole, Record, Source, Tag, TagKind
+
+
+class Spool:
+    """Byte strings on disk, each read back by its offset: what `spool` keeps instead of
+    records (a record as `record_bytes` encodes it, or what a caller renders of it).
+
+    Items are appended while a run produces them and read back (in any order) only after
+    that, so writes go through the file's buffer without a seek (a seek flushes it: one
+    system call an item) and reads never meet a pending write."""
+
+    def __init__(self) -> None:
+        self._file: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close)
+        self._reading = False
+        self.offsets = array("q")  # 8 bytes an item
+        self._end = 0
+
+    def add(self, record: Record) -> None:
+        self.add_bytes(record_bytes(record))
+
+    def add_bytes(self, data: bytes) -> None:
+        if self._reading:
+            raise RuntimeError("items are added before any is read back")
+        self._file.write(data)
+        self.offsets.append(self._end)
+        self._end += len(data)
+
+    def get(self, index: int, key: str | None = None) -> Record:
+        """The record added `index`-th, with `key` as its citation key when given."""
+        return _record(marshal.loads(self.get_bytes(index)), key)
+
+    def get_bytes(self, index: int) -> bytes:
+        if not self._reading:
+            self._file.flush()
+            self._reading = True
+        start = self.offsets[index]
+        end = self.offsets[index + 1] if index + 1 < len(self.offsets) else self._end
+        self._file.seek(start)
+        return self._file.read(end - start)
+
+    def close(self) -> None:
+        self._file.close()
+
+
+_RECORD_FIELDS = tuple(f.name for f in fields(Record))
+_values = attrgetter(*_RECORD_FIELDS)
+"""Every field of a Record, in order, as one tuple (one C call)."""
+_AT = {name: i for i, name in enumerate(_RECORD_FIELDS)}
+_ENTRY_TYPES = {t.value: t for t in EntryType}
+_ROLES = {r.value: r for r in LinkRole}
+_KINDS = {k.value: k for k in TagKind}
+
+
+def record_of(data: bytes) -> Record:
+    """The record `record_bytes` wrote (in any process: worker processes get these bytes,
+    cheaper to send than a Record)."""
+    return _record(marshal.loads(data))
+
+
+def record_bytes(record: Record) -> bytes:
+    """A record as the spool keeps it by default (see `Spool.get`)."""
+    return marshal.dumps(_plain(record))
+
+
+def _plain(record: Record) -> list[object]:
+    """A Record as plain lists, tuples, strings and numbers (marshal writes them several
+    times faster than pickle writes dataclasses and enums)."""
+    out = list(_values(record))
+    out[_AT["entry_type"]] = record.entry_type.value
+    if record.authors:
+        out[_AT["authors"]] = [(a.family, a.given, a.literal, a.suffix) for a in record.authors]
+    if record.links:
+        out[_AT["links"]] = [(link.url, link.role.value) for link in record.links]
+    if record.tags:
+        out[_AT["tags"]] = [(t.kind.value, t.value, t.label, t.evidence) for t in record.tags]
+    out[_AT["sources"]] = [(s.path, s.line) for s in record.sources]
+    return out
+
+
+def _record(plain: list[object], key: str | None = None) -> Record:
+    """The Record `_plain` wrote (marshal reads its tuples back as tuples)."""
+    plain[_AT["entry_type"]] = _ENTRY_TYPES[plain[_AT["entry_type"]]]  # type: ignore[index]
+    if authors := plain[_AT["authors"]]:
+        plain[_AT["authors"]] = tuple(Author(*a) for a in authors)  # type: ignore[attr-defined]
+    if links := plain[_AT["links"]]:
+        plain[_AT["links"]] = tuple(Link(u, _ROLES[r]) for u, r in links)  # type: ignore[attr-defined]
+    if tags := plain[_AT["tags"]]:
+        plain[_AT["tags"]] = tuple(
+            Tag(_KINDS[k], v, label, e)
+            for k, v, label, e in tags  # type: ignore[attr-defined]
+        )
+    plain[_AT["sources"]] = tuple(Source(*s) for s in plain[_AT["sources"]])  # type: ignore[attr-defined]
+    if key is not None:
+        plain[_AT["key"]] = key
+    return Record(*plain)  # type: ignore[arg-type]
