@@ -120,14 +120,14 @@ def test_every_evidence_span_of_the_seed_abstracts_matches_its_tag() -> None:
     """The same check on the 57 real seed abstracts, as the pipeline tags them."""
     from pathlib import Path
 
-    from bib import pipeline
+    from bib import convert as engine
     from bib.extract.keyphrases import fold
     from bib.extract.tags import tag_records
     from bib.record import TagKind
 
     seeds = Path(__file__).resolve().parents[2] / "seeds"
     kinds = {TagKind.TOPIC, TagKind.KEYPHRASE}
-    records = tag_records(pipeline.load([seeds]), vocabulary=VOCABULARY, kinds=kinds)
+    records = tag_records(engine.load([seeds]), vocabulary=VOCABULARY, kinds=kinds)
     checked = 0
     for record in records:
         text = record.abstract
