@@ -227,7 +227,9 @@ class PostgresStore(RowStore):
 
     # Search
 
-    def search(self, query: str, *, limit: int = 20, raw: bool = False) -> list[Hit]:
+    def search(
+        self, query: str, *, limit: int = 20, raw: bool = False, also: Sequence[str] = ()
+    ) -> list[Hit]:
         """Rank papers by ts_rank over the weighted tsvector (title A, tags B, abstract C)
         and their notes, with ts_headline snippets.
 
@@ -238,6 +240,8 @@ class PostgresStore(RowStore):
         text = query.strip() if raw else ts_query(query)
         if not text:
             raise BibError("empty search query")
+        if also:  # tag values that match too (the topics below a topic searched for)
+            text = " | ".join([f"({text})", *(f"({ts_query(value)})" for value in also)])
         start, end = MARK
         options = f"StartSel={start}, StopSel={end}, MaxWords=16, MinWords=8"
         whole = f"StartSel={start}, StopSel={end}, HighlightAll=true"
@@ -505,11 +509,12 @@ def _where(filters: Filters) -> tuple[str, list[Any]]:
     clauses: list[str] = []
     params: list[Any] = []
     for name in filters.tags:
+        values = [v.lower() for v in filters.tag_values(name)]
         clauses.append(
-            "r.id IN (SELECT record_id FROM record_tags WHERE lower(value) = lower(%s)"
-            " UNION SELECT record_id FROM personal_tags WHERE lower(tag) = lower(%s))"
+            "r.id IN (SELECT record_id FROM record_tags WHERE lower(value) = ANY(%s)"
+            " UNION SELECT record_id FROM personal_tags WHERE lower(tag) = ANY(%s))"
         )
-        params += [name, name]
+        params += [values, values]
     if filters.status is not None:
         clauses.append("coalesce(g.status, 'unread') = %s")
         params.append(str(filters.status))

@@ -295,15 +295,20 @@ class SQLiteStore(RowStore):
     # Record revisions, removal, attachments
     # Search
 
-    def search(self, query: str, *, limit: int = 20, raw: bool = False) -> list[Hit]:
+    def search(
+        self, query: str, *, limit: int = 20, raw: bool = False, also: Sequence[str] = ()
+    ) -> list[Hit]:
         """Rank papers by bm25 over titles, abstracts, tags and notes, with snippets.
 
         Plain queries are quoted word by word (every word must occur; `word*` is a prefix);
         `raw=True` passes FTS5 syntax through and reports a malformed query as bad input.
+        `also`: words (tag values) any of which matches as well as the query does.
         """
         match = query.strip() if raw else fts_query(query)
         if not match:
             raise BibError("empty search query")
+        if also:  # tag values that match too (the topics below a topic searched for)
+            match = " OR ".join([f"({match})", *(f"({fts_query(value)})" for value in also)])
         start, end = MARK
         with self._read() as conn:
             records = _fts_rows(
@@ -442,11 +447,13 @@ def _where(filters: Filters) -> tuple[str, list[Any]]:
     clauses: list[str] = []
     params: list[Any] = []
     for tag in filters.tags:
+        values = filters.tag_values(tag)
+        marks = ", ".join("?" * len(values))
         clauses.append(
-            "r.id IN (SELECT record_id FROM record_tags WHERE value = ?"
-            " UNION SELECT record_id FROM personal_tags WHERE tag = ?)"
+            f"r.id IN (SELECT record_id FROM record_tags WHERE value IN ({marks})"
+            f" UNION SELECT record_id FROM personal_tags WHERE tag IN ({marks}))"
         )
-        params += [tag, tag]
+        params += [*values, *values]
     if filters.status is not None:
         clauses.append("coalesce(g.status, 'unread') = ?")
         params.append(str(filters.status))

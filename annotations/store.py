@@ -139,6 +139,12 @@ class Filters:
     venue: str | None = None
     deleted: bool | None = False
     """False: only live records (the default); True: only removed ones; None: both."""
+    below: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Tag -> the topics below it in the topic hierarchy, which match it too."""
+
+    def tag_values(self, tag: str) -> tuple[str, ...]:
+        """The values a record's tag may have to match `tag`: it and the topics below it."""
+        return (tag, *self.below.get(tag, ()))
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,7 +250,9 @@ class Store(Protocol):
     def tag(self, key: str, add: Sequence[str], remove: Sequence[str]) -> Entry: ...
 
     # Search, exchange, safety
-    def search(self, query: str, *, limit: int = 20, raw: bool = False) -> list[Hit]: ...
+    def search(
+        self, query: str, *, limit: int = 20, raw: bool = False, also: Sequence[str] = ()
+    ) -> list[Hit]: ...
     def dump_annotations(self, filters: Filters = ...) -> dict[str, Any]: ...
     def load_annotations(self, data: Mapping[str, Any]) -> NotesImportReport: ...
     def backup(self, dest: Path) -> None: ...

@@ -2,12 +2,19 @@
 
 Usage: PYTHONPATH=. python benchmarks/fetch_author_keywords.py [--venue ICLR.cc/2024/Conference]
        [--limit 400] [-o tests/data/author-keywords.json]
+       PYTHONPATH=. python benchmarks/fetch_author_keywords.py --from-crawl FILE... --source TEXT
 
 Source: OpenReview's public API v2 (`/notes?content.venueid=VENUE`), where every submission
 carries the `keywords` its authors typed, beside its title and abstract. The file records
 the venue, the endpoint and the date fetched, so each figure of
 `benchmarks/tags_author_keywords.py` can say where its labels come from. The labels are
 the authors', not ours: the tagger never sees them.
+
+`--from-crawl` reads instead the JSON files of a public scrape of OpenReview pages (a list
+of objects with `title`, `Keywords:`, `Abstract:` and `forum_link`, as the repository
+psk9211/openreview_crawling holds for the ICLR 2020 accepted papers). That scraper carries
+a field over from the paper before when a page lacks it, so a paper whose keywords or
+abstract equal the previous paper's is left out rather than given another paper's labels.
 """
 
 from __future__ import annotations
@@ -59,25 +66,56 @@ def fetch(venue: str, limit: int) -> list[dict]:
     return papers[:limit]
 
 
+def from_crawl(paths: list[Path]) -> list[dict]:
+    """Papers of scraped OpenReview pages (see the module docstring), carried-over fields
+    left out."""
+    papers: list[dict] = []
+    for path in paths:
+        previous: dict = {}
+        for entry in json.loads(path.read_text(encoding="utf-8")):
+            keywords = entry.get("Keywords:") or ""
+            abstract = entry.get("Abstract:") or ""
+            stale = keywords == previous.get("Keywords:") or abstract == previous.get("Abstract:")
+            previous = entry
+            words = [k.strip() for k in keywords.split(",") if k.strip()]
+            if stale or not words or not abstract:
+                continue
+            papers.append(
+                {
+                    "id": entry.get("forum_link", "").rsplit("=", 1)[-1],
+                    "title": entry.get("title", ""),
+                    "abstract": abstract,
+                    "keywords": words,
+                }
+            )
+    return papers
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--venue", default="ICLR.cc/2024/Conference")
     parser.add_argument("--limit", type=int, default=400)
+    parser.add_argument("--from-crawl", nargs="+", type=Path, help="scraped OpenReview pages")
+    parser.add_argument("--source", default="", help="with --from-crawl: where they come from")
     parser.add_argument(
         "-o", "--output", type=Path, default=ROOT / "tests/data/author-keywords.json"
     )
     args = parser.parse_args()
-    try:
-        papers = fetch(args.venue, args.limit)
-    except httpx.HTTPError as exc:
-        print(f"fetch_author_keywords: error: {exc}", file=sys.stderr)
-        raise SystemExit(1) from None
+    if args.from_crawl:
+        papers = from_crawl(args.from_crawl)
+        source = {"files": [p.name for p in args.from_crawl], "note": args.source}
+    else:
+        try:
+            papers = fetch(args.venue, args.limit)
+        except httpx.HTTPError as exc:
+            print(f"fetch_author_keywords: error: {exc}", file=sys.stderr)
+            raise SystemExit(1) from None
+        source = {"venue": args.venue, "endpoint": ENDPOINT}
     document = {
         "source": {
-            "venue": args.venue,
-            "endpoint": ENDPOINT,
+            **source,
             "fetched": datetime.date.today().isoformat(),
-            "note": "author keywords as submitted on OpenReview",
+            "note": source.get("note") or "author keywords as submitted on OpenReview",
         },
         "papers": papers,
     }

@@ -15,14 +15,18 @@ name) and YAKE's top 10 keyphrases (n-grams up to 3) are compared with its autho
 - lenient: a keyword contains such a form as whole words or is contained in one.
 Recall = author keywords matched by at least one tag / author keywords, micro-averaged; the
 tags per paper are given beside it (the issue's bar: twice YAKE's recall at no more tags
-than YAKE returns). Precision needs a judge: `--sample N` prints N papers' tags and
-keywords for a person to mark, since an unmatched tag may still be right.
+than YAKE returns). Tags are topics, method, datasets, models and key phrases; the figures
+without key phrases are given too, and YAKE is run twice: top 10, and top k with k the
+tags per paper of bib rounded up (the same budget). Precision needs a judge: `--sample N`
+prints N papers' tags and keywords for a person to mark, since an unmatched tag may still
+be right.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 import sys
 import time
@@ -34,12 +38,18 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.tags_quality import _matches, _phrase_keys  # noqa: E402
-from bib.extract.tags import tag_records  # noqa: E402
+from bib.extract.tags import DEFAULT_KINDS, tag_records  # noqa: E402
 from bib.extract.vocabulary import Vocabulary, shipped  # noqa: E402
 from bib.record import Record, TagKind  # noqa: E402
 
 DEFAULT = ROOT / "tests" / "data" / "author-keywords.json"
-SCORED_KINDS = (TagKind.TOPIC, TagKind.METHOD, TagKind.DATASET, TagKind.MODEL)
+SCORED_KINDS = (
+    TagKind.TOPIC,
+    TagKind.METHOD,
+    TagKind.DATASET,
+    TagKind.MODEL,
+    TagKind.KEYPHRASE,
+)
 
 
 @dataclass
@@ -64,11 +74,13 @@ def load(path: Path) -> tuple[str, list[dict]]:
     return document.get("source", str(path)), papers
 
 
-def tag_forms(record: Record, vocabulary: Vocabulary) -> list[set[str]]:
+def tag_forms(
+    record: Record, vocabulary: Vocabulary, kinds: Sequence[TagKind] = SCORED_KINDS
+) -> list[set[str]]:
     """Each scored tag of the record as the folded forms a keyword may take."""
     out = []
     for tag in record.tags:
-        if tag.kind not in SCORED_KINDS:
+        if tag.kind not in kinds:
             continue
         if tag.kind is TagKind.TOPIC and tag.value in vocabulary.topics:
             topic = vocabulary.topics[tag.value]
@@ -102,14 +114,14 @@ def run_tagger(papers: list[dict], vocabulary: Vocabulary) -> tuple[list[Record]
         Record(id=str(p["id"]), abstract=p["abstract"], title=p.get("title", "")) for p in papers
     ]
     started = time.perf_counter()
-    tagged = tag_records(records, vocabulary=vocabulary)
+    tagged = tag_records(records, vocabulary=vocabulary, kinds={*DEFAULT_KINDS, *SCORED_KINDS})
     return tagged, time.perf_counter() - started
 
 
-def run_yake(papers: list[dict]) -> tuple[list[list[set[str]]], float]:
+def run_yake(papers: list[dict], top: int = 10) -> tuple[list[list[set[str]]], float]:
     import yake
 
-    extractor = yake.KeywordExtractor(lan="en", n=3, top=10)
+    extractor = yake.KeywordExtractor(lan="en", n=3, top=top)
     started = time.perf_counter()
     out = []
     for paper in papers:
@@ -138,10 +150,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     ours = score(papers, [tag_forms(r, vocabulary) for r in tagged])
     figures["bib"] = {m: _figure(r) for m, r in ours.items()}
     figures["bib"]["abstracts_per_second"] = len(papers) / seconds if seconds else 0.0
+    without = [tag_forms(r, vocabulary, SCORED_KINDS[:-1]) for r in tagged]
+    figures["bib_without_keyphrases"] = {m: _figure(r) for m, r in score(papers, without).items()}
     if not args.no_yake:
         phrases, yake_seconds = run_yake(papers)
         figures["yake_top10"] = {m: _figure(r) for m, r in score(papers, phrases).items()}
         figures["yake_top10"]["abstracts_per_second"] = len(papers) / yake_seconds
+        # as many phrases as bib gives (rounded up): recall at the same number of tags
+        same = math.ceil(ours["exact"].per_paper)
+        phrases, _ = run_yake(papers, same)
+        figures[f"yake_top{same}"] = {m: _figure(r) for m, r in score(papers, phrases).items()}
     figures["papers"] = len(papers)
     print(json.dumps(figures, indent=2))
     for paper, record in random.Random(0).sample(

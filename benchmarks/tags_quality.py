@@ -52,8 +52,8 @@ LABELS = ROOT / "tests" / "data" / "seed-labels.json"
 CONTRIBUTIONS = ROOT / "tests" / "data" / "seed-contributions.json"
 HELDOUT = ROOT / "tests" / "tags" / "heldout-abstracts.json"
 SEEDS = ROOT / "seeds"
-KINDS = ("method", "code", "topic", "dataset", "model", "contribution")
-HELDOUT_KINDS = ("topic", "contribution")
+KINDS = ("method", "code", "topic", "topic-tree", "dataset", "model", "contribution")
+HELDOUT_KINDS = ("topic", "topic-tree", "contribution")
 
 
 @dataclass
@@ -78,6 +78,24 @@ class Score:
         self.fn += len(gold - predicted)
         self.misses += [f"{where}: {x}" for x in sorted(gold - predicted)]
         self.extras += [f"{where}: {x}" for x in sorted(predicted - gold)]
+
+    def add_tree(
+        self, predicted: set[str], gold: set[str], vocabulary: Vocabulary, where: str
+    ) -> None:
+        """Topics scored as `bib list --tag` finds them: a gold topic is found when a tag is
+        it or lies below it; a tag is right when it is a gold topic or lies below one (a
+        broader tag than the label is wrong)."""
+        right = {t for t in predicted if t in gold or not gold.isdisjoint(_above(t, vocabulary))}
+        found = {g for g in gold if any(t == g or g in _above(t, vocabulary) for t in predicted)}
+        self.tp += len(found)
+        self.fn += len(gold - found)
+        self.fp += len(predicted - right)
+        self.misses += [f"{where}: {x}" for x in sorted(gold - found)]
+        self.extras += [f"{where}: {x}" for x in sorted(predicted - right)]
+
+
+def _above(slug: str, vocabulary: Vocabulary) -> tuple[str, ...]:
+    return vocabulary.ancestors(slug) if slug in vocabulary.topics else ()
 
 
 def load_gold(path: Path = LABELS, contributions: Path = CONTRIBUTIONS) -> list[dict]:
@@ -144,6 +162,7 @@ def score_tagger(pairs: list[tuple[dict, Record]], vocabulary: Vocabulary) -> di
         scores["code"].add(links, {gold["code"]} if gold["code"] else set(), where)
         topics = {t.value for t in record.tags if t.kind is TagKind.TOPIC}
         scores["topic"].add(topics, set(gold["topics"]), where)
+        scores["topic-tree"].add_tree(topics, set(gold["topics"]), vocabulary, where)
         for kind, key in ((TagKind.DATASET, "datasets"), (TagKind.MODEL, "models")):
             predicted = _names((t.value for t in record.tags if t.kind is kind), table)
             scores[kind.value].add(predicted, _names(gold[key], table), where)
@@ -169,6 +188,7 @@ def score_heldout(cases: list[dict], vocabulary: Vocabulary) -> dict[str, Score]
     for case, record in zip(cases, tag_records(records, vocabulary=vocabulary), strict=True):
         topics = {t.value for t in record.tags if t.kind is TagKind.TOPIC}
         scores["topic"].add(topics, set(case["topics"]), case["name"])
+        scores["topic-tree"].add_tree(topics, set(case["topics"]), vocabulary, case["name"])
         _score_contributions(scores["contribution"], record, case, case["name"])
     return scores
 

@@ -11,6 +11,8 @@ not count against it:
   the time to read it back from the cache that later runs use);
 - the whole tagging stage (`tag_stream`, as the pipeline runs it: topics, method, datasets,
   models, code, contribution);
+- key phrases (`keyphrases`, the `keyphrase` kind alone, with the topic automaton that
+  leaves vocabulary phrases to the topic tags), and the stage with them;
 - YAKE (top 10 keyphrases) on a smaller sample, because it is about 100 times slower;
 - the design alternative: the same keys as one regular expression (an alternation, longest
   first) over the same prepared text, scanning only, on the YAKE sample.
@@ -28,10 +30,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bib.extract.tags import tag_stream  # noqa: E402
+from bib.extract.keyphrases import keyphrases  # noqa: E402
+from bib.extract.tags import DEFAULT_KINDS, tag_stream  # noqa: E402
 from bib.extract.topics import match_topics  # noqa: E402
 from bib.extract.vocabulary import Vocabulary, cached_compile, compile_topics, shipped  # noqa: E402
-from bib.record import Record  # noqa: E402
+from bib.record import Record, TagKind  # noqa: E402
 
 SEEDS = ROOT / "seeds"
 
@@ -84,6 +87,13 @@ def main(argv: list[str] | None = None) -> None:
     # would time the garbage collector walking it)
     whole = best_rate(lambda batch: deque(tag_stream(batch, vocabulary=vocabulary), 0), [records])
     stage = whole * len(records)
+    compiled_topics = vocabulary.compiled
+    phrases_rate = best_rate(lambda text: keyphrases(text, compiled_topics), abstracts)
+    every = {*DEFAULT_KINDS, TagKind.KEYPHRASE}
+    whole_with = best_rate(
+        lambda batch: deque(tag_stream(batch, vocabulary=vocabulary, kinds=every), 0), [records]
+    )
+    stage_with = whole_with * len(records)
 
     import re
 
@@ -113,11 +123,13 @@ def main(argv: list[str] | None = None) -> None:
     )
     print(f"topic matching:      {topics:10,.0f} abstracts/s")
     print(f"whole tagging stage: {stage:10,.0f} abstracts/s")
+    print(f"key phrases:         {phrases_rate:10,.0f} abstracts/s")
+    print(f"stage + key phrases: {stage_with:10,.0f} abstracts/s")
     print(f"YAKE top-10 ({yake_n}):    {yake_rate:10,.1f} abstracts/s")
     print(f"one regex, scan only: {regex_rate:10,.1f} abstracts/s")
     print(f"topic matching / YAKE: {topics / yake_rate:,.0f}x; tagging stage / YAKE: "
-          f"{stage / yake_rate:,.0f}x; topic matching / one regex: "
-          f"{topics / regex_rate:,.0f}x")  # fmt: skip
+          f"{stage / yake_rate:,.0f}x; key phrases / YAKE: {phrases_rate / yake_rate:,.0f}x; "
+          f"topic matching / one regex: {topics / regex_rate:,.0f}x")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ from typing import IO, BinaryIO, NamedTuple, Protocol, TypeVar
 from bib import bidi, keys, merge, parallel, readers, stable_keys, writers
 from bib.atomic import Staged
 from bib.errors import BibError
+from bib.extract import hierarchy
 from bib.extract import tags as tagging
 from bib.extract import vocabulary as vocab
 from bib.extract.methods import tag_methods
@@ -92,13 +93,18 @@ class ConvertOptions:
 def tag_stages(
     vocab_files: Sequence[Path] = (),
     max_topics: int = tagging.DEFAULT_MAX_TOPICS,
-    kinds: Collection[TagKind] = tagging.EXTRACTED_KINDS,
+    kinds: Collection[TagKind] = tagging.DEFAULT_KINDS,
+    with_parents: bool = False,
 ) -> list[Stage]:
     """The default stages with the tagging stage set up from a vocabulary (the shipped one
-    and `vocab_files`), making tags of `kinds` only."""
+    and `vocab_files`), making tags of `kinds` only; with the ancestors of each topic added
+    when `with_parents` (bib.extract.hierarchy)."""
     vocabulary = vocab.load(vocab_files)
     stages = [s for s in DEFAULT_STAGES if s is not tag_stream]
-    return [*stages, tagging.stage(vocabulary, max_topics, kinds)]
+    stages.append(tagging.stage(vocabulary, max_topics, kinds))
+    if with_parents and TagKind.TOPIC in kinds:
+        stages.append(hierarchy.parents_stage(vocabulary))
+    return stages
 
 
 @dataclass

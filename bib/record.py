@@ -39,6 +39,7 @@ class TagKind(StrEnum):
     MODEL = "model"
     CODE = "code"
     CONTRIBUTION = "contribution"
+    KEYPHRASE = "keyphrase"
 
 
 Span = tuple[int, int]

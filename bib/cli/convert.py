@@ -15,7 +15,7 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from bib import convert as engine
 from bib import parallel, writers
 from bib.cli import terminal
-from bib.cli.tags import max_topics_option, vocabulary_option
+from bib.cli.tags import max_topics_option, parents_setting, vocabulary_option, with_parents_option
 from bib.errors import BibError
 from bib.readers import FORMATS
 from bib.record import TagKind
@@ -163,6 +163,7 @@ def _reporter() -> Callable[[str], None]:
 )
 @vocabulary_option
 @max_topics_option
+@with_parents_option
 def convert(
     inputs: tuple[str, ...],
     fmt: str | None,
@@ -177,6 +178,7 @@ def convert(
     strict: bool,
     vocab_files: tuple[Path, ...],
     max_topics: int,
+    with_parents: bool | None = None,
     resolve_mode: str | None = None,
 ) -> None:
     """Convert paper lists, BibTeX and CSL-JSON into BibTeX, BibLaTeX and CSL-JSON.
@@ -198,6 +200,7 @@ def convert(
       bib convert seeds/ -o refs.json --keys-from thesis.bib
       bib convert big-list.txt -o refs.bib --jobs 4
       bib convert seeds/ -o refs.bib --resolve=best-effort
+      bib convert seeds/ -o refs.bib --with-parents   # topics' ancestors as keywords too
     """
     if source_format is not None and source_format not in FORMATS:
         raise BibError(f"unknown input format '{source_format}' (use one of: {', '.join(FORMATS)})")
@@ -207,7 +210,7 @@ def convert(
         kinds = writers.DEFAULT_TAG_KINDS
     console = terminal.console(stderr=True)
     # only the tags written are made: the contribution tags cost a fifth of the tagging
-    stages = engine.tag_stages(vocab_files, max_topics, kinds)
+    stages = engine.tag_stages(vocab_files, max_topics, kinds, parents_setting(with_parents))
     # a network lookup runs once per paper, after merging, in this process (rate limits are
     # per client)
     lookups = [_resolve_stage(resolve_mode == "best-effort")] if resolve_mode else []

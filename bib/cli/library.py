@@ -175,7 +175,8 @@ def filter_options(func: Any) -> Any:
             "--tag",
             "tags",
             multiple=True,
-            help="Extracted or personal tag (repeatable: all must match).",
+            help="Extracted or personal tag (repeatable: all must match); a topic matches "
+            "the papers tagged with it or any topic below it.",
         ),
         click.option("--status", type=click.Choice(STATUSES), help="Reading status."),
         click.option(
@@ -192,8 +193,28 @@ def make_filters(
     tags: tuple[str, ...], status: str | None, min_rating: int | None, venue: str | None
 ) -> Filters:
     return Filters(
-        tags=tags, status=Status(status) if status else None, min_rating=min_rating, venue=venue
+        tags=tags,
+        status=Status(status) if status else None,
+        min_rating=min_rating,
+        venue=venue,
+        below=topics_below(tags),
     )
+
+
+def topics_below(tags: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """Each tag that names a topic (by slug, label or synonym) -> that topic and the topics
+    below it: `--tag reinforcement-learning` finds the papers tagged `rlvr`."""
+    if not tags:
+        return {}
+    from bib.extract import hierarchy, vocabulary
+
+    shipped = vocabulary.shipped()
+    out = {}
+    for tag in tags:
+        slug = hierarchy.resolve(tag, shipped)
+        if slug is not None:
+            out[tag] = (slug, *hierarchy.subtree(slug, shipped))
+    return out
 
 
 def stars(rating: int | None) -> str:
@@ -442,8 +463,10 @@ def search(
 ) -> None:
     """Search titles, abstracts, tags and notes; best matches first.
 
-    Every word must occur (`word*` matches a prefix). With --fts the query is SQLite
-    FTS5 syntax; a malformed one is reported as bad usage.
+    Every word must occur (`word*` matches a prefix). A query that names a topic (its
+    slug, label or a synonym) also finds the papers tagged with any topic below it
+    (`bib search reinforcement learning` finds the `rlvr` papers). With --fts the query is
+    SQLite FTS5 syntax; a malformed one is reported as bad usage.
 
     \b
     Examples:
@@ -451,8 +474,10 @@ def search(
       bib search "rout*" --limit 5
       bib search --fts 'title:judge OR "linear programming"' --json
     """
+    text = " ".join(query)
+    below = {} if raw else topics_below([text])
     with open_library(ctx) as store:
-        hits = store.search(" ".join(query), limit=limit, raw=raw)
+        hits = store.search(text, limit=limit, raw=raw, also=below.get(text, ()))
     if as_json:
         echo_json(
             [

@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from bib import convert as engine
+from bib import settings
 from bib.cli import terminal
 from bib.errors import BibError
 from bib.extract import tags as tagging
@@ -29,6 +30,7 @@ KIND_ORDER = (
     TagKind.MODEL,
     TagKind.CODE,
     TagKind.CONTRIBUTION,
+    TagKind.KEYPHRASE,
 )
 STYLES = {
     TagKind.METHOD: "bold magenta",
@@ -37,6 +39,7 @@ STYLES = {
     TagKind.MODEL: "bold yellow",
     TagKind.CODE: "bold blue",
     TagKind.CONTRIBUTION: "italic",
+    TagKind.KEYPHRASE: "bold white",
 }
 
 
@@ -59,6 +62,23 @@ def max_topics_option(function):  # type: ignore[no-untyped-def]
         show_default=True,
         help="At most this many topic tags per record.",
     )(function)
+
+
+def with_parents_option(function):  # type: ignore[no-untyped-def]
+    """`--with-parents/--without-parents`, shared with `bib convert` (default: the setting
+    `tags.with_parents` of the config file, else off)."""
+    return click.option(
+        "--with-parents/--without-parents",
+        "with_parents",
+        default=None,
+        help="Add every ancestor of each topic (grpo: rlvr, reinforcement-learning ...); "
+        "default: tags.with_parents in config.toml, else off.",
+    )(function)
+
+
+def parents_setting(with_parents: bool | None) -> bool:
+    """`--with-parents/--without-parents`, else `tags.with_parents` of config.toml."""
+    return settings.load().with_parents if with_parents is None else with_parents
 
 
 def _kinds(values: Sequence[str]) -> tuple[TagKind, ...]:
@@ -244,6 +264,7 @@ def _stats(console: Console, records: Sequence[Record], kinds: Sequence[TagKind]
 )
 @vocabulary_option
 @max_topics_option
+@with_parents_option
 @click.option("--venue", help="Venue short name (ICML, NeurIPS, ...); overrides list headers.")
 @click.option("--year", type=click.IntRange(1000, 2999), help="Year; overrides list headers.")
 @click.option(
@@ -261,6 +282,7 @@ def tags_command(
     top: int,
     vocab_files: tuple[Path, ...],
     max_topics: int,
+    with_parents: bool | None,
     venue: str | None,
     year: int | None,
     source_format: str | None,
@@ -277,6 +299,7 @@ def tags_command(
       bib tags seeds/ --explain --kind topic  # abstracts with the evidence marked
       bib tags seeds/ --stats                 # how many records carry each tag
       bib tags refs.bib --vocab my-topics.json --max-topics 5
+      bib tags seeds/ --with-parents --kind topic   # each topic's ancestors too
     """
     if explain and (as_json or stats):
         raise BibError("--explain shows abstracts; it does not combine with --json or --stats")
@@ -285,7 +308,7 @@ def tags_command(
         source_format=source_format,
         venue=venue,
         year=year,
-        stages=engine.tag_stages(vocab_files, max_topics),
+        stages=engine.tag_stages(vocab_files, max_topics, kinds, parents_setting(with_parents)),
         report=lambda message: click.echo(f"bib: {message}", err=True),
         stdin=sys.stdin.buffer,
     )

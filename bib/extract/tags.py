@@ -15,18 +15,23 @@ import ahocorasick
 
 from bib import parallel
 from bib.extract.entities import WordKey, finditer_at, match_entities
+from bib.extract.keyphrases import keyphrases
 from bib.extract.topics import match_topics
 from bib.extract.vocabulary import Vocabulary, shipped, word_view
 from bib.record import LinkRole, Record, Span, Tag, TagKind, evolve
 
 DEFAULT_MAX_TOPICS = 8
 _METHOD, _TOPIC, _DATASET, _MODEL = TagKind.METHOD, TagKind.TOPIC, TagKind.DATASET, TagKind.MODEL
+_KEYPHRASE = TagKind.KEYPHRASE
 _CODE, _CONTRIBUTION = TagKind.CODE, TagKind.CONTRIBUTION
 """The kinds as module constants: a member read from the enum class costs five of these."""
 EVALUATION_TOPIC = "evaluation"
 """The topic a paper that contributes a benchmark or dataset is about, whatever else it is."""
 EXTRACTED_KINDS = frozenset(TagKind)
 """Kinds this stage owns: earlier tags of these kinds are replaced, not duplicated."""
+DEFAULT_KINDS = EXTRACTED_KINDS - {TagKind.KEYPHRASE}
+"""Kinds the stage makes unless asked for others: key phrases only on request (`bib tags`,
+`--tags keyphrase`), since no writer writes them by default."""
 BENCHMARK_CUES = ("benchmark",)
 """The contribution cues that topics need (see `EVALUATION_TOPIC`)."""
 
@@ -434,7 +439,7 @@ def tag_record(
     vocabulary: Vocabulary,
     *,
     max_topics: int = DEFAULT_MAX_TOPICS,
-    kinds: Collection[TagKind] = EXTRACTED_KINDS,
+    kinds: Collection[TagKind] = DEFAULT_KINDS,
 ) -> Record:
     """One record with its extracted tags of `kinds` recomputed (a caller that writes only
     some kinds need not pay for the others; earlier tags of the others are dropped)."""
@@ -456,6 +461,13 @@ def _tag_batch(
     topical = _TOPIC in kinds
     entities = _DATASET in kinds or _MODEL in kinds
     contributing = _CONTRIBUTION in kinds
+    if _KEYPHRASE in kinds:
+        compiled = vocabulary.compiled
+        for tags, record in zip(produced, records, strict=True):
+            tags += [
+                _tag(_KEYPHRASE, k.value, k.label, k.evidence)
+                for k in keyphrases(record.abstract, compiled, record.method or "")
+            ]
     if not (topical or entities or contributing):
         return [_finish(r, tags, [], kinds) for r, tags in zip(records, produced, strict=True)]
     # the curated names' automaton, for the datasets and models; the cue words' alone is smaller
@@ -487,13 +499,29 @@ def _topic_tags(
 ) -> list[Tag]:
     text = record.abstract
     benchmark = [t for t in contributions if t.value in BENCHMARK_CUES]
-    evaluates = [s for t in benchmark for s in t.evidence if _EVALUATES.search(text, *s)]
+    evaluates = [
+        _word_at(text, m.start(), m.end())
+        for t in benchmark
+        for s in t.evidence
+        if (m := _EVALUATES.search(text, *s)) is not None
+    ]
     extra = {EVALUATION_TOPIC: tuple(evaluates)} if evaluates else None
     title = "" if record.title_derived else record.title
     topics = match_topics(
         text, vocabulary, max_topics=max_topics, extra=extra, title=title, view=view
     )
     return [_tag(_TOPIC, t.slug, t.label, t.evidence) for t in topics]
+
+
+def _word_at(text: str, start: int, end: int) -> Span:
+    """The whole word (hyphens and digits included) around `text[start:end]`: the evidence
+    that a benchmark contribution is about evaluation is its word (`benchmark`,
+    `AMA-Bench`, `evaluation`), not the whole cue (`we introduce **AMA-Bench**`)."""
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "-"):
+        start -= 1
+    while end < len(text) and (text[end].isalnum() or text[end] == "-"):
+        end += 1
+    return start, end
 
 
 def _entity_tags(
@@ -540,7 +568,7 @@ def tag_records(
     *,
     vocabulary: Vocabulary | None = None,
     max_topics: int = DEFAULT_MAX_TOPICS,
-    kinds: Collection[TagKind] = EXTRACTED_KINDS,
+    kinds: Collection[TagKind] = DEFAULT_KINDS,
 ) -> list[Record]:
     """Records with topic, method, dataset, model, code and contribution tags (the agreed API;
     `kinds` picks some of them)."""
@@ -552,7 +580,7 @@ def tag_stream(
     *,
     vocabulary: Vocabulary | None = None,
     max_topics: int = DEFAULT_MAX_TOPICS,
-    kinds: Collection[TagKind] = EXTRACTED_KINDS,
+    kinds: Collection[TagKind] = DEFAULT_KINDS,
 ) -> Iterator[Record]:
     """`tag_records` one record at a time, for pipelines that stream."""
     vocabulary = vocabulary or shipped()
@@ -564,7 +592,7 @@ def tag_stream(
 def stage(
     vocabulary: Vocabulary | None = None,
     max_topics: int = DEFAULT_MAX_TOPICS,
-    kinds: Collection[TagKind] = EXTRACTED_KINDS,
+    kinds: Collection[TagKind] = DEFAULT_KINDS,
 ) -> Callable[[Iterable[Record]], Iterator[Record]]:
     """A pipeline stage with these settings (see `bib.convert.Stage`)."""
 

@@ -529,6 +529,8 @@ def match_topics(
     titled = _title_topics(title, vocabulary, groups) if title else ()
     ranked = _rank(groups, vocabulary, len(text), touched, titled)
     redundant = _subsumed(ranked, vocabulary.subsumers, groups)
+    if vocabulary.generic and not vocabulary.generic.isdisjoint(groups):
+        redundant |= _demoted(ranked, vocabulary, groups, titled)
     out: list[TopicMatch] = []
     for score, _, slug in ranked:
         if len(out) == max_topics or (score < MIN_SCORE and not asserted):
@@ -540,6 +542,52 @@ def match_topics(
             else:
                 evidence = tuple([(h.start, h.end) for h in group])
             out.append(TopicMatch(slug, labels[slug].label, evidence, score))
+    return _most_specific(out, vocabulary) if len(out) > 1 else out
+
+
+def _most_specific(found: list[TopicMatch], vocabulary: Vocabulary) -> list[TopicMatch]:
+    """The topics without those that only a more specific one found says: a topic above
+    another tagged topic whose every span is that topic's words (PEFT from `LoRA`, AI
+    safety from `jailbreak`) is implied by the tree, and `--with-parents` brings it back.
+    A broader topic that the abstract names in its own words stays."""
+    kept = []
+    for match in found:
+        below = [
+            other
+            for other in found
+            if other is not match and match.slug in vocabulary.ancestors(other.slug)
+        ]
+        if below and _covered(match.evidence, [s for o in below for s in o.evidence]):
+            continue
+        kept.append(match)
+    return kept
+
+
+def _covered(spans: Iterable[Span], cover: list[Span]) -> bool:
+    return all(any(a <= start and end <= b for a, b in cover) for start, end in spans)
+
+
+def _demoted(
+    ranked: list[tuple[float, int, str]],
+    vocabulary: Vocabulary,
+    groups: Mapping[str, list[Hit]],
+    titled: Iterable[str],
+) -> set[str]:
+    """Generic topics (those that fit most papers of a list, `generic` in the vocabulary)
+    that this paper is not about: a more specific topic below it is tagged, or neither
+    the title names it nor does the abstract name it at least twice, once where it states
+    its aim (the first sentence or a `we propose`-like claim)."""
+    tagged = {slug for score, _, slug in ranked if score >= MIN_SCORE}
+    out = set()
+    for slug in vocabulary.generic & tagged:
+        below = vocabulary.descendants[slug]
+        if not below.isdisjoint(tagged):
+            out.add(slug)
+            continue
+        hits = groups[slug]
+        central = any(h.weight == CLAIM_WEIGHT for h in hits)
+        if slug not in titled and not (central and len(hits) >= 2):
+            out.add(slug)
     return out
 
 

@@ -259,9 +259,11 @@ def initials(words: Iterable[str]) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Topic:
+    """One concept: a plain label, the words for it, and one or more broader topics."""
+
     slug: str
     label: str
-    parent: str | None = None
+    parents: tuple[str, ...] = ()
     synonyms: tuple[str, ...] = ()
     abbreviations: tuple[str, ...] = ()
     specificity: int | None = None
@@ -269,6 +271,15 @@ class Topic:
     keeps_parts: bool = False
     implies: tuple[str, ...] = ()
     subsumes: tuple[str, ...] = ()
+    source: str = ""
+    """Where the topic comes from (a taxonomy and its identifier, or `bib`)."""
+    generic: bool = False
+    """Fits most papers of a list in its field: tagged only when the paper is about it."""
+
+    @property
+    def parent(self) -> str | None:
+        """The first (primary) parent: the one depth and specificity are counted along."""
+        return self.parents[0] if self.parents else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -359,14 +370,20 @@ class Vocabulary:
 
     @cached_property
     def _ancestors(self) -> dict[str, tuple[str, ...]]:
-        """Topic -> its parent, the parent's parent, and so on (a loop of parents ends it)."""
+        """Topic -> every topic above it: its parents, theirs, and so on, nearest first
+        (breadth first over all parents; a loop of parents ends it)."""
         out = {}
-        for slug in self.topics:
-            found: list[str] = []
-            node = self.topics[slug].parent
-            while node and node in self.topics and node not in found:
-                found.append(node)
-                node = self.topics[node].parent
+        topics = self.topics
+        for slug in topics:
+            found: dict[str, None] = {}
+            frontier = [p for p in topics[slug].parents if p in topics]
+            while frontier:
+                following = []
+                for node in frontier:
+                    if node != slug and node not in found:
+                        found[node] = None
+                        following += [p for p in topics[node].parents if p in topics]
+                frontier = following
             out[slug] = tuple(found)
         return out
 
@@ -418,6 +435,11 @@ class Vocabulary:
             for t in self.topics.values()
             if t.implies
         }
+
+    @cached_property
+    def generic(self) -> frozenset[str]:
+        """The topics marked `generic` (see `bib.extract.topics._demoted`)."""
+        return frozenset(t.slug for t in self.topics.values() if t.generic)
 
     @cached_property
     def subsumers(self) -> dict[str, frozenset[str]]:
@@ -626,11 +648,19 @@ def _json_path(parts: Iterable[str | int]) -> str:
     return out
 
 
+def _parents(raw: Mapping[str, Any]) -> tuple[str, ...]:
+    """`parents`, or the single `parent` that user files of earlier versions give."""
+    found = list(raw.get("parents", ()))
+    if raw.get("parent") and raw["parent"] not in found:
+        found.insert(0, raw["parent"])
+    return tuple(found)
+
+
 def _topic(raw: Mapping[str, Any]) -> Topic:
     return Topic(
         slug=raw["slug"],
         label=raw["label"],
-        parent=raw.get("parent"),
+        parents=_parents(raw),
         synonyms=tuple(raw.get("synonyms", ())),
         abbreviations=tuple(raw.get("abbreviations", ())),
         specificity=raw.get("specificity"),
@@ -638,6 +668,8 @@ def _topic(raw: Mapping[str, Any]) -> Topic:
         keeps_parts=bool(raw.get("keeps_parts", False)),
         implies=tuple(raw.get("implies", ())),
         subsumes=tuple(raw.get("subsumes", ())),
+        source=raw.get("source", ""),
+        generic=bool(raw.get("generic", False)),
     )
 
 
@@ -659,15 +691,27 @@ def _merge_entities(base: tuple[Entity, ...], extra: list[Mapping[str, Any]]) ->
     return tuple(by_name.values())
 
 
+IMPORTED = "topics-imported.json"
+"""Topics built from published taxonomies by benchmarks/tags_build_vocabulary.py."""
+
+
 @cache
 def shipped() -> Vocabulary:
     """The vocabulary shipped with `bib` (validated by the test suite, not at every start)."""
     topics = {t["slug"]: _topic(t) for t in _data("topics.json")["topics"]}
+    for raw in _data(IMPORTED)["topics"]:
+        # curated topics win: an imported slug they have is skipped
+        topics.setdefault(raw["slug"], _topic(raw))
     return Vocabulary(
         topics=topics,
         datasets=tuple(_entity(e) for e in _data("datasets.json")["datasets"]),
         models=tuple(_entity(e) for e in _data("models.json")["models"]),
-        sources=("bib/data/topics.json", "bib/data/datasets.json", "bib/data/models.json"),
+        sources=(
+            "bib/data/topics.json",
+            f"bib/data/{IMPORTED}",
+            "bib/data/datasets.json",
+            "bib/data/models.json",
+        ),
     )
 
 
@@ -701,9 +745,12 @@ def extend(base: Vocabulary, document: Mapping[str, Any], source: str) -> Vocabu
         else:
             topics[raw["slug"]] = _topic(raw)
     for index, raw in enumerate(document.get("topics", [])):
-        parent = raw.get("parent")
-        if not raw.get("disabled") and parent and parent not in topics:
-            raise BibError(f"topics[{index}].parent: unknown topic {parent!r}", source)
+        if raw.get("disabled"):
+            continue
+        for parent in _parents(raw):
+            if parent not in topics:
+                field = "parent" if parent == raw.get("parent") else "parents"
+                raise BibError(f"topics[{index}].{field}: unknown topic {parent!r}", source)
     return Vocabulary(
         topics=topics,
         datasets=_merge_entities(base.datasets, document.get("datasets", [])),

@@ -16,6 +16,7 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 
+from bib.extract import hierarchy, vocabulary
 from bib.latex import to_text
 from bib.record import EntryType, Record
 from bib.resolve.provenance import provenance_of
@@ -141,9 +142,14 @@ def creators(record: Record) -> list[dict[str, str]]:
 
 
 def tags(paper: Paper, options: Options) -> list[dict[str, Any]]:
-    """Extracted tags are automatic (type 1); personal, status and rating tags manual (0)."""
+    """Extracted tags are automatic (type 1); personal, status and rating tags manual (0).
+
+    Zotero's tags are flat, so a topic's ancestors go along as automatic tags too: the
+    tag selector's `reinforcement-learning` then finds the papers tagged `rlvr`."""
     seen: dict[str, int] = {}
     for tag in paper.record.tags:
+        seen.setdefault(tag.value, 1)
+    for tag in hierarchy.ancestor_tags(paper.record, vocabulary.shipped()):
         seen.setdefault(tag.value, 1)
     manual = list(paper.personal_tags)
     if paper.status:

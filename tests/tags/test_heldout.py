@@ -1,7 +1,8 @@
 """The tagger on held-out abstracts, labelled before it was run on them
 (tests/tags/heldout-abstracts.json, areas the seed abstracts do not cover).
 
-Floors are the figures `benchmarks/tags_quality.py` measured, rounded down slightly; they
+Floors are the figures `benchmarks/tags_quality.py` measured (topics as `bib list --tag`
+finds them: a tag below a labelled topic counts as it), rounded down slightly; they
 guard against tuning the matcher to the seed abstracts at the expense of other fields.
 """
 
@@ -18,7 +19,7 @@ from bib.record import Record, TagKind
 FIXTURE = Path(__file__).with_name("heldout-abstracts.json")
 CASES = json.loads(FIXTURE.read_text(encoding="utf-8"))["abstracts"]
 FLOORS = {
-    ("topic", "precision"): 0.77,
+    ("topic", "precision"): 0.79,
     ("topic", "recall"): 0.97,
     ("contribution", "precision"): 0.93,
     ("contribution", "recall"): 0.78,
@@ -52,14 +53,28 @@ def test_labels_name_known_topics(vocabulary) -> None:
 
 @pytest.mark.parametrize("kind, measure", sorted(FLOORS), ids=lambda v: str(v))
 def test_heldout_quality_does_not_fall_below_the_measured_floor(
-    found, kind: str, measure: str
+    found, vocabulary, kind: str, measure: str
 ) -> None:
     key = "topics" if kind == "topic" else "contributions"
-    tp = sum(len(found[c["name"]][kind] & set(c[key])) for c in CASES)
-    predicted = sum(len(found[c["name"]][kind]) for c in CASES)
-    gold = sum(len(c[key]) for c in CASES)
-    value = tp / predicted if measure == "precision" else tp / gold
+    right = found_gold = predicted = gold = 0
+    for case in CASES:
+        tags, wanted = found[case["name"]][kind], set(case[key])
+        if kind == "topic":  # as `bib list --tag` finds them: a tag below a label is it
+            right += sum(1 for t in tags if t in wanted or _below(t, wanted, vocabulary))
+            found_gold += sum(
+                1 for g in wanted if g in tags or any(_below(t, {g}, vocabulary) for t in tags)
+            )
+        else:
+            right += len(tags & wanted)
+            found_gold += len(tags & wanted)
+        predicted += len(tags)
+        gold += len(wanted)
+    value = right / predicted if measure == "precision" else found_gold / gold
     assert value >= FLOORS[(kind, measure)]
+
+
+def _below(slug: str, topics: set[str], vocabulary) -> bool:
+    return not topics.isdisjoint(vocabulary.ancestors(slug))
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])

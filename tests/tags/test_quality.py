@@ -19,8 +19,10 @@ FLOORS = {
     ("method", "recall"): 1.0,
     ("code", "precision"): 1.0,
     ("code", "recall"): 1.0,
-    ("topic", "precision"): 0.81,
-    ("topic", "recall"): 0.85,
+    # topics as `bib list --tag` finds them (a tag below a gold topic is that topic): tags
+    # are the most specific topics, and the gold labels often name a topic's ancestor too
+    ("topic-tree", "precision"): 0.88,
+    ("topic-tree", "recall"): 0.89,
     ("dataset", "precision"): 0.98,
     ("dataset", "recall"): 0.98,
     ("model", "precision"): 0.98,

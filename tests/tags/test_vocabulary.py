@@ -15,7 +15,9 @@ from bib.extract.topics import match_topics
 DATA = vocab.resources.files("bib").joinpath("data")
 
 
-@pytest.mark.parametrize("name", ["topics.json", "datasets.json", "models.json"])
+@pytest.mark.parametrize(
+    "name", ["topics.json", "topics-imported.json", "datasets.json", "models.json"]
+)
 def test_shipped_file_is_valid_against_the_schema(name: str) -> None:
     document = json.loads(DATA.joinpath(name).read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator(schema.load("vocabulary.schema.json")).validate(document)
@@ -25,21 +27,45 @@ def test_schema_is_a_valid_draft_2020_12_schema() -> None:
     jsonschema.Draft202012Validator.check_schema(schema.load("vocabulary.schema.json"))
 
 
-def test_shipped_vocabulary_has_at_least_250_topics(vocabulary) -> None:
-    assert len(vocabulary.topics) >= 250
+def test_shipped_vocabulary_has_at_least_1000_topics(vocabulary) -> None:
+    assert len(vocabulary.topics) >= 1000
 
 
-def test_topics_form_a_tree_with_one_root(vocabulary) -> None:
-    roots = [t.slug for t in vocabulary.topics.values() if t.parent is None]
+def test_every_shipped_topic_records_its_source(vocabulary) -> None:
+    for topic in vocabulary.topics.values():
+        assert topic.source == "bib" or topic.source.startswith(("bib: ", "pwc:")), topic.slug
+
+
+def test_imported_topics_never_replace_a_curated_one() -> None:
+    curated = json.loads(DATA.joinpath("topics.json").read_text(encoding="utf-8"))["topics"]
+    imported = json.loads(DATA.joinpath("topics-imported.json").read_text(encoding="utf-8"))
+    assert not {t["slug"] for t in curated} & {t["slug"] for t in imported["topics"]}
+
+
+def test_topics_form_a_hierarchy_with_one_root(vocabulary) -> None:
+    roots = [t.slug for t in vocabulary.topics.values() if not t.parents]
     assert roots == ["machine-learning"]
     for slug in vocabulary.topics:
-        assert vocabulary.ancestors(slug)[-1:] in ((), ("machine-learning",)), slug
+        assert slug == "machine-learning" or "machine-learning" in vocabulary.ancestors(slug)
+
+
+def test_no_topic_is_its_own_ancestor(vocabulary) -> None:
+    for slug, topic in vocabulary.topics.items():
+        for parent in topic.parents:
+            assert slug not in (parent, *vocabulary.ancestors(parent)), slug
 
 
 def test_every_parent_combines_implies_and_subsumes_names_a_known_topic(vocabulary) -> None:
     for topic in vocabulary.topics.values():
-        for other in (topic.parent, *topic.combines, *topic.implies, *topic.subsumes):
-            assert other is None or other in vocabulary.topics, (topic.slug, other)
+        for other in (*topic.parents, *topic.combines, *topic.implies, *topic.subsumes):
+            assert other in vocabulary.topics, (topic.slug, other)
+
+
+def test_every_label_is_one_concept(vocabulary) -> None:
+    """Compound labels ("Guardrails and content moderation") are split into topics."""
+    for topic in vocabulary.topics.values():
+        words = topic.label.lower().split()
+        assert "and" not in words and "&" not in words, topic.label
 
 
 def test_topics_file_says_where_its_structure_comes_from() -> None:
@@ -127,3 +153,9 @@ def test_spelling_variants_cover_british_and_american() -> None:
     assert "optimization" in vocab.spelling_variants("optimisation")
     assert "behaviour" in vocab.spelling_variants("behavior")
     assert vocab.spelling_variants("supervised") == {"supervised"}
+
+
+def test_every_shipped_phrase_is_ascii_so_the_fast_scan_serves_every_abstract(
+    vocabulary,
+) -> None:
+    assert vocabulary.compiled.ascii

@@ -1,0 +1,313 @@
+"""Key phrases: the concepts an abstract itself names or stresses, beyond the vocabulary.
+
+Three signals, strongest first, each with its evidence in the verbatim abstract:
+- a **defined term**: the words after `we call`, `termed`, `dubbed`, `referred to as`,
+  `known as`, `which we name` (up to four words, to the clause's end);
+- an **expanded acronym**: `Direct Preference Optimization (DPO)`, the words before the
+  parenthesis whose initials the acronym spells;
+- a **repeated noun phrase**: two to four words, repeated (case, hyphens and plurals
+  aside), that do not start or end with a function word.
+A phrase is never generic (`novel framework`, `extensive experiments`, `experimental
+results`: every word of it is in `GENERIC`, or it opens on a word such as `novel`), never
+the paper's own method name (the method tag says it), and never a vocabulary topic (the
+topic tag says it). At most `MAX_KEYPHRASES` per record, strongest first.
+
+The scan lower-cases the abstract one character for one (hyphens and whitespace as
+spaces), so every offset in it is an offset of the abstract; one `findall` gives the
+words, and n-gram counts come from `Counter` over zipped word lists: linear in the
+abstract, tens of microseconds for a typical one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import NamedTuple
+
+from bib.extract.vocabulary import FUNCTION_WORDS, CompiledTopics
+from bib.record import Span
+
+MAX_KEYPHRASES = 5
+"""A handful: the phrases a researcher would type, not a word cloud."""
+LONGEST = 4
+"""Words in a key phrase at most."""
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*")
+_ACRONYM = re.compile(r"\(([A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*)s?\)")
+_DEFINED = re.compile(
+    r"\b(?:we\s+(?:call|term|dub|name)(?:\s+(?:this|it|them|these))?|(?:is|are)\s+"
+    r"(?:called|termed|dubbed)|termed|dubbed|referred\s+to\s+as|known\s+as)\s+"
+    r"[\"“']?([A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,3})",
+    re.IGNORECASE,
+)
+
+STOP = FUNCTION_WORDS | {
+    "we", "our", "us", "it", "its", "this", "that", "these", "those", "which", "while",
+    "is", "are", "be", "been", "was", "were", "can", "could", "may", "not", "but", "both",
+    "each", "such", "than", "then", "thus", "their", "they", "them", "into", "over", "also",
+    "only", "more", "most", "less", "all", "any", "one", "two", "three", "has", "have",
+    "do", "does", "when", "where", "how", "what", "who", "without", "across", "between",
+    "under", "through", "whether", "very", "so", "if", "no", "often", "however", "first",
+    "against", "within", "among", "toward", "towards", "upon", "per", "along", "beyond",
+    "around", "despite", "since", "because", "after", "before", "during", "until", "given",
+    "improve", "improves", "improving", "handle", "handles", "enable", "enables", "achieve",
+    "allow", "allows", "provide", "provides", "require", "requires", "make", "makes",
+    "learn", "learns", "show", "shows", "lead", "leads", "yield", "yields", "reduce",
+    "reduces", "obtain", "obtains", "perform", "performs", "consider", "introduce",
+    "present", "presents", "develop", "apply", "applied", "compared", "compare", "called",
+}  # fmt: skip
+"""Words a key phrase never starts or ends with."""
+
+GENERIC = {
+    "novel", "new", "proposed", "propose", "existing", "extensive", "experiments",
+    "experiment", "experimental", "results", "result", "method", "methods", "approach",
+    "approaches", "framework", "frameworks", "paper", "work", "works", "performance",
+    "state", "art", "baseline", "baselines", "task", "tasks", "model", "models", "data",
+    "dataset", "datasets", "benchmark", "benchmarks", "significant", "significantly",
+    "various", "different", "simple", "effective", "efficient", "strong", "improved",
+    "improvement", "improvements", "key", "main", "important", "problem", "problems",
+    "setting", "settings", "based", "large", "small", "high", "low", "better", "best",
+    "wide", "range", "variety", "number", "set", "way", "ways", "use", "using", "used",
+    "study", "studies", "analysis", "evaluation", "evaluations", "code", "available",
+    "publicly", "demonstrate", "show", "shows", "achieve", "achieves", "outperforms",
+    "training", "learning", "ability", "abilities", "capability", "capabilities",
+    "real", "world", "level", "end", "time", "comprehensive", "recent", "current",
+    "prior", "previous", "standard", "general", "specific", "multiple", "several", "many",
+    "further", "additional", "overall", "remarkable", "superior", "competitive",
+    "language", "llm", "llms", "large-scale", "open", "source", "github",
+    "input", "inputs", "output", "outputs", "trained", "complex", "test", "conditional",
+    "class", "classes", "distribution", "distributions", "information", "structure",
+    "fully", "feed", "forward", "deep", "neural", "network", "networks",
+}  # fmt: skip
+"""Words that say nothing of a paper's concept: a phrase of only these is generic."""
+
+OPENERS = {
+    "novel", "new", "proposed", "existing", "extensive", "simple", "effective", "various",
+    "different", "several", "many", "recent", "current", "prior", "previous", "comprehensive",
+    "significant", "strong", "our", "the", "a", "an", "this", "these",
+}  # fmt: skip
+"""Words that open a generic description (`novel training objective`): dropped in front."""
+
+
+GENERIC_HEADS = {
+    "method", "methods", "approach", "approaches", "framework", "frameworks", "results",
+    "result", "performance", "paper", "work", "experiments", "experiment", "way", "number",
+    "task", "tasks", "setting", "settings", "problem", "problems", "baseline", "baselines",
+    "improvement", "improvements", "analysis", "study", "art", "end", "level", "range",
+    "variety", "set", "cost", "costs", "gains", "gain", "accuracy", "effectiveness",
+}  # fmt: skip
+"""Heads of a generic description (`SMoE methods`, `downstream performance`)."""
+
+_LOWER = str.maketrans(
+    {**{chr(c): chr(c + 32) for c in range(65, 91)}, **dict.fromkeys("-\n\t\r\u00a0", " ")}
+)
+_LOWER_BYTES = bytes(
+    c + 32 if 65 <= c <= 90 else 32 if chr(c) in "-\n\t\r" else c for c in range(256)
+)
+"""`_LOWER` for text encoded as ASCII (each other character one `?`): offsets kept."""
+_BREAKS = frozenset([*STOP, *OPENERS, *(chr(c) for c in range(33, 128) if not chr(c).isalnum())])
+"""Tokens that end a run of words a phrase may come from."""
+_DEFINING_WORDS = (" call", "term", " dub", " name", "known as", "referred")
+_TOKEN = re.compile(r"[a-z0-9]+|[^a-z0-9 ]")
+
+
+class Keyphrase(NamedTuple):
+    value: str
+    """The phrase as compared: lower case, one space between words, a last plural
+    singular (`fold`)."""
+    label: str
+    """How the abstract first writes it (with its acronym, when it defines one)."""
+    evidence: tuple[Span, ...]
+
+
+def singular(word: str) -> str:
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def fold(text: str) -> str:
+    """A phrase as compared: lower case, hyphens and runs of whitespace as one space, the
+    last word singular (`Reward-Models` = `reward model`)."""
+    words = text.translate(_LOWER).split()
+    if words:
+        words[-1] = singular(words[-1])
+    return " ".join(words)
+
+
+HALVES = {
+    "non", "multi", "pre", "post", "self", "cross", "co", "semi", "sub", "re", "inter",
+    "intra", "un", "bi", "meta", "level", "aware", "based", "wise", "free", "specific",
+    "driven", "scale", "shot", "turn", "like", "oriented", "style", "grained", "agnostic",
+}  # fmt: skip
+"""Halves of a hyphenated word (`multi-turn`, `data-aware`): no phrase ends on one, and a
+phrase does not start on the second half."""
+
+
+_PREFIXES = {"non", "multi", "pre", "post", "self", "cross", "semi", "sub", "inter", "meta"}
+
+
+_ADJECTIVE_ENDS = ("ly", "ed", "ional", "ual", "ical", "ous")
+"""A phrase ending on an adverb, a participle or one of these adjectives names no thing
+(`temporally ordered`, `fully convolutional`, `complex visual`)."""
+
+
+def _bad_end(word: str) -> bool:
+    return word in STOP or word in HALVES or word.endswith(_ADJECTIVE_ENDS) or len(word) < 3
+
+
+def _acceptable(words: tuple[str, ...]) -> bool:
+    first, last = words[0], words[-1]
+    if first in STOP or first in OPENERS or _bad_end(last) or not first[0].isalpha():
+        return False
+    if len(first) < 3 or (first in HALVES and (len(words) == 2 or first not in _PREFIXES)):
+        return False
+    if last in GENERIC_HEADS or all(w in GENERIC or w in STOP for w in words):
+        return False
+    return all(w.isalnum() for w in words)
+
+
+def keyphrases(
+    text: str,
+    topics: CompiledTopics | None = None,
+    method: str = "",
+    limit: int = MAX_KEYPHRASES,
+) -> list[Keyphrase]:
+    """The abstract's key phrases, strongest first, at most `limit` (see the module
+    docstring). `topics`: phrases it knows are left to the topic tags."""
+    if not text:
+        return []
+    lowered = text.encode("ascii", "replace").translate(_LOWER_BYTES).decode()
+    scored: dict[str, tuple[float, str]] = {}
+    if any(map(lowered.__contains__, _DEFINING_WORDS)):
+        for m in _DEFINED.finditer(text):
+            _offer(scored, text[m.start(1) : m.end(1)], 30.0, "")
+    for m in _ACRONYM.finditer(text):
+        if m.group(1) == method:
+            continue  # the method's own name spelled out: the method tag says it
+        expansion = _expansion(text, lowered, m.start(), m.group(1))
+        if expansion:
+            _offer(scored, expansion, 20.0, f"{expansion} ({m.group(1)})")
+    _repeated(_TOKEN.findall(lowered), scored)
+    banned = fold(method) if method else ""
+    out: list[Keyphrase] = []
+    taken: list[str] = []
+    for phrase, (_, label) in sorted(scored.items(), key=lambda item: -item[1][0]):
+        if phrase == banned or any(phrase in t or t in phrase for t in taken):
+            continue
+        if topics is not None and (phrase in topics or label in topics):
+            continue
+        evidence = occurrences(lowered, phrase)
+        if evidence:
+            first = evidence[0]
+            out.append(Keyphrase(phrase, label or text[first[0] : first[1]], tuple(evidence)))
+            taken.append(phrase)
+            if len(out) == limit:
+                break
+    return out
+
+
+def _offer(scored: dict[str, tuple[float, str]], written: str, strength: float, label: str) -> None:
+    words = tuple(fold(written).split())
+    while words and (words[0] in OPENERS or words[0] in STOP):
+        words = words[1:]
+    while words and words[-1] in STOP:
+        words = words[:-1]
+    if not 1 <= len(words) <= LONGEST or (len(words) == 1 and strength < 30):
+        return
+    if not _acceptable(words) and not (len(words) == 1 and words[0] not in GENERIC):
+        return
+    phrase = " ".join(words)
+    have = scored.get(phrase)
+    scored[phrase] = (strength + (have[0] if have else 0), label or (have[1] if have else ""))
+
+
+def _expansion(text: str, lowered: str, opened: int, acronym: str) -> str:
+    """The words before `(ACRONYM)` whose initials (of each hyphen part too) it spells."""
+    letters = "".join(c for c in acronym if c.isupper()).lower()
+    before = text[max(0, opened - 120) : opened].rstrip()
+    words = re.findall(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*", before.rsplit(".", 1)[-1])
+    for n in range(2, min(len(words), 2 * len(letters)) + 1):
+        chosen = words[-n:]
+        initials = "".join(
+            p[0].lower() for w in chosen for p in w.split("-") if p.lower() not in FUNCTION_WORDS
+        )
+        if initials == letters:
+            found = " ".join(chosen)
+            return found if fold(found) in fold(before) else ""
+        if len(initials) > len(letters):
+            return ""
+    return ""
+
+
+def _repeated(tokens: list[str], scored: dict[str, tuple[float, str]]) -> None:
+    """Two- to four-word phrases said at least twice, worth their count times their
+    length; a phrase inside a longer one said as often gives way to it.
+
+    Phrases are read inside runs of words that a function word, an opener (`novel`) or a
+    punctuation mark does not break (the others could not be phrases), bigrams are counted
+    by `Counter` (in C), and only a bigram said twice is read on into longer phrases."""
+    runs: list[list[str]] = []
+    run: list[str] = []
+    breaks = _BREAKS
+    for token in tokens:
+        if token in breaks:
+            if len(run) > 1:
+                runs.append(run)
+            run = []
+        else:
+            run.append(token)
+    if len(run) > 1:
+        runs.append(run)
+    if not runs:
+        return
+    # this abstract's words, singular (they repeat; only a word ending in s can change)
+    single = {w: singular(w) if w[-1] == "s" else w for r in runs for w in r}
+    pairs = Counter(
+        pair for r in runs for pair in zip(r, map(single.__getitem__, r[1:]), strict=False)
+    )
+    twice = {pair for pair, count in pairs.items() if count > 1}
+    if not twice:
+        return
+    grams: dict[tuple[str, ...], int] = {pair: pairs[pair] for pair in twice}
+    for r in runs:
+        for i in range(len(r) - 2):
+            if (r[i], single[r[i + 1]]) in twice:
+                for j in range(i + 2, min(i + LONGEST, len(r))):
+                    gram = (*r[i:j], single[r[j]])
+                    grams[gram] = grams.get(gram, 0) + 1
+    covered: dict[tuple[str, ...], int] = {}
+    for gram, count in sorted(grams.items(), key=lambda item: -len(item[0])):
+        if count < 2 or covered.get(gram, 0) >= count or not _acceptable(gram):
+            continue
+        n = len(gram)
+        for a in range(n - 1):
+            for b in range(a + 2, n + 1):
+                if b - a < n:
+                    sub = (*gram[a : b - 1], single.get(gram[b - 1]) or singular(gram[b - 1]))
+                    covered[sub] = max(covered.get(sub, 0), count)
+        _offer(scored, " ".join(gram), float(count * n), "")
+
+
+def occurrences(lowered: str, phrase: str) -> list[Span]:
+    """Where `phrase` (folded) occurs as whole words in the text that `lowered` is
+    (`text.translate(_LOWER)`: same offsets), a plural allowed: `fold(text[s:e]) == phrase`."""
+    spans: list[Span] = []
+    stem = phrase[:-1] if phrase.endswith("y") else phrase
+    at = lowered.find(stem)
+    size = len(lowered)
+    while at != -1:
+        end = at + len(stem)
+        if at == 0 or not lowered[at - 1].isalnum():
+            for tail in ("", "s", "es", "ies", "ys") if stem != phrase else ("", "s", "es"):
+                if lowered.startswith(tail, end):
+                    stop = end + len(tail)
+                    if (stop == size or not lowered[stop].isalnum()) and fold(
+                        lowered[at:stop]
+                    ) == phrase:
+                        spans.append((at, stop))
+                        break
+        at = lowered.find(stem, at + 1)
+    return spans

@@ -1,0 +1,63 @@
+"""Key phrases: concepts the abstract names or stresses, never generic, at most a handful."""
+
+from __future__ import annotations
+
+from bib.extract.keyphrases import MAX_KEYPHRASES, fold, keyphrases
+from bib.extract.tags import tag_records
+from bib.record import Record, TagKind
+
+
+def _values(text: str, **kwargs) -> list[str]:
+    return [k.value for k in keyphrases(text, **kwargs)]
+
+
+def test_an_expanded_acronym_is_a_key_phrase() -> None:
+    text = "We study Direct Preference Optimization (DPO) for tutoring dialogues."
+    (found,) = keyphrases(text)
+    assert found.value == "direct preference optimization"
+    assert found.label == "Direct Preference Optimization (DPO)"
+
+
+def test_a_defined_term_is_a_key_phrase() -> None:
+    text = "We add a loss, which we call contrastive reward shaping, to every sample."
+    assert "contrastive reward shaping" in _values(text)
+
+
+def test_a_repeated_noun_phrase_is_a_key_phrase_whatever_its_case_and_hyphens() -> None:
+    text = "Rollback buffers help. We revisit rollback-buffer and Rollback Buffers at scale."
+    assert _values(text) == ["rollback buffer"]
+
+
+def test_generic_phrases_are_never_key_phrases() -> None:
+    text = (
+        "Our novel framework wins. The novel framework is simple. Extensive experiments "
+        "show it; extensive experiments confirm it. Experimental results and experimental "
+        "results again."
+    )
+    assert _values(text) == []
+
+
+def test_the_papers_own_method_is_left_to_the_method_tag() -> None:
+    text = "We present Anchored Policy Optimization (APO). APO trains faster."
+    assert _values(text, method="APO") == []
+
+
+def test_at_most_a_handful_per_paper() -> None:
+    pairs = ["alpha beta", "gamma delta", "epsilon zeta", "theta iota", "kappa lambda", "mu nu"]
+    text = " ".join(f"{p} here, {p} there." for p in pairs)
+    assert len(keyphrases(text)) == MAX_KEYPHRASES
+
+
+def test_evidence_is_every_occurrence_in_the_verbatim_abstract() -> None:
+    text = "Token budget matters.\nA token-budget policy and token budgets."
+    (found,) = keyphrases(text)
+    assert [fold(text[s:e]) for s, e in found.evidence] == ["token budget"] * 3
+
+
+def test_keyphrase_is_a_tag_kind_made_on_request() -> None:
+    text = "We revisit rollback buffers. A rollback buffer is old."
+    record = Record(id="a", abstract=text)
+    (default,) = tag_records([record])
+    (asked,) = tag_records([record], kinds={TagKind.KEYPHRASE})
+    assert not default.tags_of(TagKind.KEYPHRASE)
+    assert [t.value for t in asked.tags_of(TagKind.KEYPHRASE)] == ["rollback buffer"]
