@@ -71,7 +71,8 @@ def test_stage_is_linear_on_a_20_mb_paragraph(name: str) -> None:
     stage = _STAGES[name]
     small = paragraph(_REFERENCE)
     reference = min(_seconds(stage, small) for _ in range(3))
-    large = _seconds(stage, paragraph(_LARGE))
+    text = paragraph(_LARGE)
+    large = min(_seconds(stage, text) for _ in range(2))  # the best of each, as for the reference
     assert large < _LINEAR_BOUND * max(reference, 0.01), (name, reference, large)
 
 
