@@ -67,6 +67,7 @@ def _read_all(
     stats: Stats,
     report: Report | None,
     starts: list[int] | None = None,
+    venue_title: str | None = None,
 ) -> Iterator[Record]:
     """Every record of `paths` in order; `starts` gets the position where each path starts."""
     for path in paths:
@@ -74,7 +75,15 @@ def _read_all(
             starts.append(stats.read)
         stats.files += 1
         stats.inputs.append(str(path))
-        records = readers.read(path, fmt=fmt, venue=venue, year=year, stdin=stdin, report=report)
+        records = readers.read(
+            path,
+            fmt=fmt,
+            venue=venue,
+            year=year,
+            stdin=stdin,
+            report=report,
+            venue_title=venue_title,
+        )
         for record in records:
             stats.read += 1
             record, stripped = bidi.strip(record)
@@ -89,6 +98,18 @@ def _read_all(
 def strict(message: str) -> None:
     """A `report` for `--strict`: the first warning is an error (exit 2), where it was."""
     raise BibError(message.removeprefix("warning: "))
+
+
+def _once(report: Report) -> Report:
+    """`report`, saying each message once (the same words twice tell nothing new)."""
+    said: set[str] = set()
+
+    def once(message: str) -> None:
+        if message not in said:
+            said.add(message)
+            report(message)
+
+    return once
 
 
 def _where(record: Record) -> str:
@@ -108,6 +129,7 @@ def run(
     report: Report | None = None,
     pinned: Mapping[str, str] | None = None,
     stdin: BinaryIO | None = None,
+    venue_title: str | None = None,
 ) -> Result:
     """Records and counts for `inputs` (files, directories or `-`), sorted by key.
 
@@ -121,6 +143,7 @@ def run(
         report=report,
         pinned=pinned,
         stdin=stdin,
+        venue_title=venue_title,
     ) as spooled:
         return Result(list(spooled.records(spooled.order())), spooled.stats)
 
@@ -276,6 +299,7 @@ def spool(
     encode: Callable[[Record], bytes] = record_bytes,
     jobs: int = 1,
     progress: Stage | None = None,
+    venue_title: str | None = None,
 ) -> Spooled:
     """`run`, holding no record: records wait in a temp file until keys, which need every
     base key, are known, so memory per record is an identity, a key and an offset.
@@ -289,8 +313,12 @@ def spool(
     With `jobs` > 1, an input of more than `PARALLEL_AFTER` records is extracted and encoded
     in that many worker processes (`bib.parallel`), batch by batch and in order; reading,
     merging, keys and the spool stay here, so the result is the same for every `jobs`.
-    `progress` sees every record as it is read, in this process."""
+    `progress` sees every record as it is read, in this process. `venue_title` names the
+    proceedings of paper lists (`bib.venues.given`). A message is reported once a run (an
+    unknown `--venue` is told once, not once per list)."""
     stats = Stats()
+    if report is not None:
+        report = _once(report)
     paths = readers.expand(inputs)
     with contextlib.ExitStack() as cleanup:
         if any(str(path) == readers.STDIN for path in paths):
@@ -312,6 +340,7 @@ def spool(
                 stats,
                 encode,
                 Workers(jobs, progress),
+                venue_title,
             )
         except BaseException:
             done.close()
@@ -331,6 +360,7 @@ def _spool(
     stats: Stats,
     encode: Callable[[Record], bytes],
     workers: Workers,
+    venue_title: str | None,
 ) -> Spooled:
     starts: list[int] = []
     pending: deque[list[str]] = deque()  # identities of records read, not yet extracted
@@ -345,6 +375,7 @@ def _spool(
             stats=stats,
             report=report,
             starts=starts,
+            venue_title=venue_title,
         ):
             pending.append(merge.identities(record))
             yield record
@@ -389,7 +420,15 @@ def _spool(
         if stdin is not None:
             stdin.seek(0)
         raw = _read_again(
-            paths, starts, stats.read, copies, fmt=fmt, venue=venue, year=year, stdin=stdin
+            paths,
+            starts,
+            stats.read,
+            copies,
+            fmt=fmt,
+            venue=venue,
+            year=year,
+            stdin=stdin,
+            venue_title=venue_title,
         )
         merged = (merge.merge_group([raw.pop(i) for i in group], report) for group in papers)
         deque(keep(prepare(merged)), maxlen=0)
@@ -493,6 +532,7 @@ def _read_again(
     venue: str | None,
     year: int | None,
     stdin: BinaryIO | None,
+    venue_title: str | None,
 ) -> dict[int, Record]:
     """The records at these positions of the first reading, read again the same way (only
     the files that hold them, saying nothing a first reading said)."""
@@ -501,7 +541,9 @@ def _read_again(
     for path, start, end in zip(paths, starts, ends, strict=True):
         if not any(start <= position < end for position in positions):
             continue
-        records = readers.read(path, fmt=fmt, venue=venue, year=year, stdin=stdin)
+        records = readers.read(
+            path, fmt=fmt, venue=venue, year=year, stdin=stdin, venue_title=venue_title
+        )
         for position, record in enumerate(records, start):
             if position in positions:
                 found[position] = bidi.strip(record)[0]

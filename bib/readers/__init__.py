@@ -47,8 +47,10 @@ def read(
     year: int | None = None,
     stdin: BinaryIO | None = None,
     report: Callable[[str], None] | None = None,
+    venue_title: str | None = None,
 ) -> Iterator[Record]:
     """Records from one input; `-` reads standard input (format from `fmt` or content).
+    `venue`, `year` and `venue_title` apply to paper lists (`paperlist.read`).
 
     Warnings (`warning: FILE:LINE: ...`) go to `report`."""
     if fmt is not None and fmt not in FORMATS:
@@ -70,7 +72,9 @@ def read(
             except OSError as exc:
                 raise BibError(f"cannot read: {exc.strerror}", name) from None
     if fmt == "paperlist":
-        return paperlist.read(source, name, venue=venue, year=year)
+        return paperlist.read(
+            source, name, venue=venue, year=year, venue_title=venue_title, report=report
+        )
     assert isinstance(source, bytes)
     if fmt == "bibtex":
         refuse_binary(source, name)
