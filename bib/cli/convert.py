@@ -281,6 +281,11 @@ def _reporter() -> Callable[[str], None]:
 @click.option(
     "--venue", metavar="NAME", help="Venue short name (ICML, NeurIPS, ...); overrides list headers."
 )
+@click.option(
+    "--venue-title",
+    metavar="TEXT",
+    help="Proceedings title (booktitle, container-title) of a paper list's venue, known or not.",
+)
 @click.option("--year", "year_text", metavar="YEAR", help="Year; overrides list headers.")
 @click.option(
     "--from",
@@ -327,6 +332,7 @@ def convert(
     fmt: str | None,
     outputs: tuple[Path, ...],
     venue: str | None,
+    venue_title: str | None,
     year_text: str | None,
     source_format: str | None,
     ascii_only: bool,
@@ -354,6 +360,7 @@ def convert(
       bib convert seeds/ -o refs.ris                  # EndNote, Mendeley, Zotero
       bib convert --strict refs.bib -o refs.json   # any warning stops with exit 2
       cat list.txt | bib convert - --from paperlist --venue NeurIPS --year 2025
+      bib convert list.txt --venue FooConf --venue-title "Proceedings of FooConf 2026"
       bib convert seeds/ -o refs.json --keys-from thesis.bib
       bib convert big-list.txt -o refs.bib --jobs 4
       bib convert seeds/ -o refs.bib --resolve=best-effort
@@ -388,6 +395,7 @@ def convert(
             encode=_encoder(formats, options),
             jobs=jobs if jobs is not None else parallel.usable_cores(),
             progress=progress,
+            venue_title=venue_title,
         )
         with spooled:
             _write(spooled, formats, targets)
