@@ -114,8 +114,7 @@ def _once(report: Report) -> Report:
 
 def _where(record: Record) -> str:
     """`file:line (key)`, as far as the reader knew them."""
-    source = record.source
-    place = ":".join(str(p) for p in (source.path, source.line) if p) if source else ""
+    place = _place(record)
     return f"{place} ({record.key})" if record.key else place
 
 
@@ -389,14 +388,19 @@ def _spool(
         for record in _extract(records, extractors):
             yield Prepared(
                 record.id,
-                keys.base_key(record),
+                keys.base_key(record, verbatim=True),
                 record.title_derived,
                 merge.lookalike(record),
                 encode(record),
+                OwnKey(record.key, _place(record)) if record.key else None,
             )
+
+    owns: dict[int, OwnKey] = {}
 
     def keep(items: Iterable[Prepared]) -> Iterator[None]:
         for item in items:
+            if item.own is not None:
+                owns[len(bases)] = item.own
             wanted.append(len(bases))
             done.add_bytes(item.data)
             bases.append((item.id, item.base_key))
@@ -439,20 +443,53 @@ def _spool(
         for line in merge.possible_duplicates(lookalikes[i] for i in wanted):
             report(line)
     stats.titles_derived = sum(derived[i] for i in wanted)
-    chosen = keys.unique_keys([bases[i] for i in wanted], pinned)
+    chosen_bases = [bases[i] for i in wanted]
+    brought = [i in owns and owns[i].key == bases[i][1] for i in wanted]
+    chosen = keys.unique_keys(chosen_bases, keys.with_own_keys(chosen_bases, brought, pinned or {}))
+    if report is not None:
+        for position, key in enumerate(chosen):
+            own = owns.get(wanted[position])
+            if own is not None and own.key != key:
+                record_id, base = bases[wanted[position]]
+                report(_key_change(own, key, record_id in (pinned or {}), base == own.key))
     return Spooled(stats, chosen, done, wanted)
+
+
+class OwnKey(NamedTuple):
+    """The key a record had in its input, and where (`file:line`)."""
+
+    key: str
+    where: str
+
+
+def _key_change(own: OwnKey, key: str, pinned: bool, usable: bool) -> str:
+    """The warning for a record whose key had to change, with why."""
+    if pinned:
+        why = "the key it has in an existing output or --keys-from file"
+    elif usable:
+        why = "another record has that key"
+    else:
+        why = "not usable as a citation key"
+    return f"warning: {own.where}: key {own.key!r} -> {key!r} ({why})"
+
+
+def _place(record: Record) -> str:
+    """`file:line`, as far as the reader knew them."""
+    source = record.source
+    return ":".join(str(p) for p in (source.path, source.line) if p) if source else ""
 
 
 class Prepared(NamedTuple):
     """What the spool needs of an extracted record: its id, the key it would have alone,
-    whether its title is derived, what a possible duplicate would be told by, and what
-    `encode` made of it."""
+    whether its title is derived, what a possible duplicate would be told by, what
+    `encode` made of it, and the key of its own it had in its input (if any)."""
 
     id: str
     base_key: str
     title_derived: bool
     lookalike: merge.Lookalike
     data: bytes
+    own: OwnKey | None = None
 
 
 PARALLEL_AFTER = 2_000

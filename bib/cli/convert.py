@@ -18,7 +18,7 @@ import click
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from bib import parallel, pipeline, stable_keys, writers
+from bib import keys, parallel, pipeline, stable_keys, writers
 from bib.atomic import destination, publish, remove_stale
 from bib.cli import terminal
 from bib.cli.tags import max_topics_option, tag_stages, vocabulary_option
@@ -133,40 +133,43 @@ def _encoder(formats: list[str], options: dict[str, Any]) -> Callable[[Record], 
 
 
 def _write(
-    spooled: pipeline.Spooled, formats: list[str], targets: list[tuple[Path | None, str]]
+    spooled: pipeline.Spooled,
+    formats: list[str],
+    targets: list[tuple[Path | None, str]],
+    report: Callable[[str], None],
 ) -> None:
     """Stream every output into a temp file beside its target (standard output: an anonymous
     one), in key order, from the entries spooled in `formats`; rename them all only when every
     output was written, else delete them, so a failure leaves no output created or changed.
 
     Outputs in the same record order share one reading of the spool (BibTeX and CSL-JSON
-    orders differ only when two keys differ in case alone).
+    orders differ only when two keys differ in case alone). A key an output's format refuses
+    (`x y` in BibTeX) is changed in that output only, and reported.
     """
     _check_keys(spooled.keys)
     with contextlib.ExitStack() as cleanup:
         staged = [(path, fmt, _stage_file(path, cleanup)) for path, fmt in targets]
-        passes: list[tuple[list[int], list[tuple[str, IO[str]]]]] = []
-        for _, fmt, handle in staged:
-            order = spooled.order(writers.order_key(fmt))
+        passes: list[tuple[list[int], list[tuple[str, IO[str], list[str]]]]] = []
+        for path, fmt, handle in staged:
+            names = _output_keys(spooled.keys, fmt, str(path) if path else "stdout", report)
+            order = _order(names, writers.order_key(fmt))
             same = next((p for p in passes if p[0] == order), None)
             if same is None:
-                passes.append((order, [(fmt, handle)]))
+                passes.append((order, [(fmt, handle, names)]))
             else:
-                same[1].append((fmt, handle))
+                same[1].append((fmt, handle, names))
         for order, outputs in passes:
-            entries = zip(
-                map(spooled.keys.__getitem__, order),
-                map(marshal.loads, spooled.items(order)),
-                strict=True,
-            )
-            copies = itertools.tee(entries, len(outputs))
+            items = map(marshal.loads, spooled.items(order))
+            copies = itertools.tee(items, len(outputs))
             pieces = [
-                _entries(copy, fmt, formats.index(fmt))
-                for copy, (fmt, _) in zip(copies, outputs, strict=True)
+                _entries(
+                    zip(map(names.__getitem__, order), copy, strict=True), fmt, formats.index(fmt)
+                )
+                for copy, (fmt, _, names) in zip(copies, outputs, strict=True)
             ]
             # Lockstep: each output yields once per record, so tee holds one record at most.
             for step in zip(*pieces, strict=True):
-                for piece, (_, handle) in zip(step, outputs, strict=True):
+                for piece, (_, handle, _) in zip(step, outputs, strict=True):
                     handle.write(piece)
         for path, _, handle in staged:
             if path is None:
@@ -188,15 +191,31 @@ def _entries(templates: Templates, fmt: str, slot: int) -> Iterator[str]:
     return writers.layout(fmt).wrap(key.join(cut[slot]) for key, cut in templates)
 
 
-def _check_keys(keys: Iterable[str]) -> None:
-    """Refuse a key that a writer would refuse: unsafe, or given twice."""
+def _check_keys(names: Iterable[str]) -> None:
+    """Refuse a key given twice (a writer would)."""
     seen: set[str] = set()
-    for key in keys:
-        if not writers.safe_key(key):
-            raise BibError(f"citation key {key!r} is not safe for BibTeX and pandoc")
+    for key in names:
         if key in seen:
             raise BibError(f"citation key {key!r} is used by two records")
         seen.add(key)
+
+
+def _output_keys(
+    names: list[str], fmt: str, where: str, report: Callable[[str], None]
+) -> list[str]:
+    """The keys as written in one output: those its format refuses changed there only
+    (`keys.for_output`), each change reported."""
+    changed = keys.for_output(names, writers.writer(fmt).accepts_key)
+    for old, new in sorted(changed.items()):
+        report(f"warning: key {old!r} -> {new!r} in {where}")
+    return [changed.get(key, key) for key in names] if changed else names
+
+
+def _order(names: list[str], sort_key: Callable[[str], str]) -> list[int]:
+    """Positions of the records sorted by key, then by the format's `sort_key` (as
+    `Spooled.order`, on an output's own keys)."""
+    by_key = sorted(range(len(names)), key=names.__getitem__)
+    return sorted(by_key, key=lambda i: sort_key(names[i]))
 
 
 def _stage_file(path: Path | None, cleanup: contextlib.ExitStack) -> IO[str]:
@@ -398,7 +417,7 @@ def convert(
             venue_title=venue_title,
         )
         with spooled:
-            _write(spooled, formats, targets)
+            _write(spooled, formats, targets, pipeline.strict if strict else report)
     stats = spooled.stats
     where = ", ".join(str(path) if path else "stdout" for path, _ in targets)
     click.echo(

@@ -22,6 +22,7 @@ from jsonschema import Draft7Validator
 import schema
 from bib import dates
 from bib.errors import BibError
+from bib.keys import verbatim_key
 from bib.latex import clean, to_text
 from bib.readers.names import parse_name, split_names
 from bib.record import ET_AL, EntryType, Record, TagKind
@@ -107,7 +108,7 @@ def item(record: Record, tag_kinds: Iterable[TagKind] = DEFAULT_TAG_KINDS) -> di
 def _item(record: Record, kinds: tuple[TagKind, ...]) -> dict[str, Any]:
     # Written for speed (it runs once per record): a variable is set only when the record
     # has the attribute and its value is not empty; the order of keys is the output's.
-    key = checked_key(record)
+    key = checked_key(record, verbatim_key)
     out: dict[str, Any] = {"id": key, "type": CSL_TYPES[record.entry_type], "citation-key": key}
     if value := to_text(record.title):
         out["title"] = value
@@ -460,4 +461,5 @@ WRITER = Writer(
     layout=LAYOUT,
     order_key=order_key,
     entry_text=_csl_entry,
+    accepts_key=verbatim_key,
 )

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from bib.keys import verbatim_key
 from bib.record import Record
 from bib.writers import csljson
 from bib.writers.common import Layout, WriteOptions, Writer
@@ -123,4 +124,5 @@ WRITER = Writer(
     layout=LAYOUT,
     order_key=order_key,
     entry_text=entry_text,
+    accepts_key=verbatim_key,
 )
