@@ -19,6 +19,7 @@ import re
 import stat
 import tempfile
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -84,29 +85,71 @@ def remove_stale(path: Path) -> None:
 def write_atomic(path: str | Path, data: str | bytes, *, mode: int | None = None) -> None:
     """Write `data` to a temp file beside `path`, fsync it, then rename it over `path`.
 
-    A crash or an exception at any point leaves `path` as it was. A link is followed; a
-    device or FIFO is written through (see the module docstring).
+    A crash or an exception at any point leaves `path` as it was (and no directory made for
+    it). A link is followed; a device or FIFO is written through (see the module docstring).
     """
-    where = destination(path)
-    payload = data.encode("utf-8") if isinstance(data, str) else data
-    if where.stream:
-        with open(where.path, "wb") as handle:
-            handle.write(payload)
-        return
-    target = where.path
-    target.parent.mkdir(parents=True, exist_ok=True)
-    remove_stale(target)
+    write_all({Path(path): data}, mode=mode)
+
+
+def write_all(files: Mapping[Path, str | bytes], *, mode: int | None = None) -> None:
+    """Several files as one (`bib notes export -f markdown`): every file is staged (a temp
+    file beside it, fsynced) before any is renamed into place, so a failure while writing
+    (a full disk) leaves every target as it was, and removes the directories made for them.
+    Devices and FIFOs among them are written through last."""
+    wheres = [(destination(path), data) for path, data in files.items()]
+    with contextlib.ExitStack() as undo:
+        staged: list[tuple[str, Path]] = []
+        for where, data in wheres:
+            if where.stream:
+                continue
+            for made in reversed(_make_parents(where.path.parent)):
+                undo.callback(_remove_empty_dir, made)
+            remove_stale(where.path)
+            staged.append((_stage(where.path, _bytes(data), undo), where.path))
+        for tmp, target in staged:
+            publish(tmp, target, mode=mode)
+        undo.pop_all()
+    for where, data in wheres:
+        if where.stream:
+            with open(where.path, "wb") as handle:
+                handle.write(_bytes(data))
+
+
+def _bytes(data: str | bytes) -> bytes:
+    return data.encode("utf-8") if isinstance(data, str) else data
+
+
+def _stage(target: Path, payload: bytes, undo: contextlib.ExitStack) -> str:
+    """A fsynced temp file beside `target` holding `payload`; `undo` removes it."""
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(payload)
-            handle.flush()
-            os.fsync(handle.fileno())
-        publish(tmp, target, mode=mode)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+    undo.callback(_remove, tmp)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(payload)
+        handle.flush()
+        os.fsync(handle.fileno())
+    return tmp
+
+
+def _make_parents(directory: Path) -> list[Path]:
+    """`directory` made with its missing parents; the ones made, outermost first."""
+    missing: list[Path] = []
+    while not directory.exists():
+        missing.append(directory)
+        directory = directory.parent
+    missing.reverse()
+    for made in missing:
+        made.mkdir(exist_ok=True)
+    return missing
+
+
+def _remove(path: str | Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+
+
+def _remove_empty_dir(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        path.rmdir()
 
 
 def publish(tmp: str | Path, target: Path, *, mode: int | None = None) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from bib.atomic import write_atomic
+from bib.atomic import write_all, write_atomic
 from bib.cli.editor import edit as run_editor
 from bib.cli.editor import read_stdin
 from bib.cli.library import (
@@ -254,8 +254,7 @@ def notes_export(
         plan = exchange.markdown_plan(
             exchange.markdown_files(data), lambda name: _existing(Path(dest) / name), force=force
         )
-        for name, text in plan.write.items():
-            write_atomic(Path(dest) / name, text)
+        write_all({Path(dest) / name: text for name, text in plan.write.items()})
         diagnostic(f"wrote {len(plan.write)} files to {dest}")
         kept = plan.kept
         if kept:
