@@ -17,6 +17,7 @@ import json
 import os
 import random
 import re
+import shutil
 import sqlite3
 import tempfile
 import time
@@ -43,6 +44,7 @@ from annotations.store import (
     Status,
 )
 from annotations.sync_state import RowId, SQLiteSyncTables, SyncRow
+from bib.atomic import destination
 from bib.errors import BibError, OperationError
 from bib.failures import describe
 from bib.record import Record
@@ -1150,7 +1152,15 @@ class SQLiteStore:
         dest = Path(dest)
         if self.path is not None and _is_live_file(dest, self.path):
             raise BibError("is the live library (or its -wal/-shm file); back up elsewhere", dest)
-        backup_to(self.conn, dest)
+        where = destination(dest)  # a link is followed: the link stays, its target is replaced
+        if not where.stream:
+            backup_to(self.conn, where.path)
+            return
+        with tempfile.TemporaryDirectory() as scratch:  # a device or FIFO: written through
+            copy = Path(scratch) / "backup.sqlite"
+            backup_to(self.conn, copy)
+            with copy.open("rb") as source, open(where.path, "wb") as stream:
+                shutil.copyfileobj(source, stream)
 
     def integrity(self) -> str:
         return str(self.conn.execute("PRAGMA integrity_check").fetchone()[0])

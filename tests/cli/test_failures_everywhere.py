@@ -17,6 +17,7 @@ import contextlib
 import errno
 import os
 import shutil
+import stat
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -149,15 +150,17 @@ INPUT_CASES = [
     _case("editor-note-add", FAILED, "note", "add", KEY, env={"EDITOR": "false"}),
     _case("editor-note-edit", FAILED, "note", "edit", "1", env={"EDITOR": "false"}),
     _case("editor-missing", BAD_INPUT, "note", "add", KEY, env={"EDITOR": "/nonexistent/editor"}),
-    # ENOSPC without root: a device that is always full, written through
-    *(
-        _case(f"devfull-{name}", FAILED, *args)
-        for name, args in {
-            "convert": ("convert", "list.txt", "-f", "bibtex", "-o", "/dev/full"),
-            "export": ("export", "-f", "bibtex", "-o", "/dev/full"),
-            "notes-export": ("notes", "export", "-f", "json", "/dev/full"),
-        }.items()
-    ),
+]
+
+# ENOSPC without a tmpfs: a device that is always full (written through, never replaced)
+DEVICE_CASES = [
+    _case(f"devfull-{name}", FAILED, *args)
+    for name, args in {
+        "convert": ("convert", "list.txt", "-f", "bibtex", "-o", "{place}"),
+        "export": ("export", "-f", "bibtex", "-o", "{place}"),
+        "notes-export": ("notes", "export", "-f", "json", "{place}"),
+        "backup": ("backup", "{place}"),
+    }.items()
 ]
 
 FULL_DISK_CASES = [
@@ -288,6 +291,25 @@ def _fill_up(directory: Path) -> None:
 
 
 @pytest.fixture
+def full_device(home: Path) -> Path:
+    """A full device: our own (`mknod` as root), so that a regression can never turn the
+    system's /dev/full into a file; /dev/full itself otherwise (a user cannot replace it)."""
+    if os.geteuid() != 0:
+        return Path("/dev/full")
+    device = home.parent / "full"
+    os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 7))
+    return device
+
+
+@pytest.mark.parametrize("case", DEVICE_CASES, ids=lambda case: case.id)
+def test_a_full_device_is_one_line_exit_1_and_stays_a_device(
+    case: Case, home: Path, full_device: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _check(case, home, full_device, monkeypatch)
+    assert stat.S_ISCHR(os.stat(full_device).st_mode)
+
+
+@pytest.fixture
 def full_disk(home: Path) -> Iterator[Path]:
     """A 1 MiB tmpfs holding a copy of the library, then filled to the last byte."""
     _require_root("a full tmpfs")
@@ -392,7 +414,7 @@ def test_every_command_that_reads_or_writes_is_walked() -> None:
     """The table covers every command that touches a file, the library or the network."""
     walked = {
         case.args[case.args.index("--library") + 2] if "--library" in case.args else case.args[0]
-        for case in [*INPUT_CASES, *FULL_DISK_CASES, *READ_ONLY_CASES, *PIPE_CASES]
+        for case in [*INPUT_CASES, *DEVICE_CASES, *FULL_DISK_CASES, *READ_ONLY_CASES, *PIPE_CASES]
     }
     expected = {"convert", "add", "export", "notes", "backup", "edit", "note", "tag", "rekey"}
     expected |= {"sync", "resolve", "library", "attach", "list", "show", "tags", "rate", "set"}

@@ -23,6 +23,16 @@ BAD_INPUTS: dict[str, tuple[str, bytes, str]] = {
         b"PK\x03\x04\x14\x00\x06\x00word/document.xml",
         ": not a text file: this looks like a ZIP archive",
     ),
+    "csv_renamed_txt": (
+        "list.txt",
+        b"title,authors,year\nDeep Cats,Jane Doe,2020\nShallow Dogs,John Roe,2021\n",
+        ":1: not a paper list: this looks like a table (comma-separated, 3 columns)",
+    ),
+    "office_file_renamed_txt": (
+        "list.txt",
+        b"PK\x03\x04\x14\x00\x06\x00word/document.xml",
+        ": not a text file: this looks like a ZIP archive",
+    ),
     "string_bomb": (
         "refs.bib",
         b"@string{s0 = {xxxxxxxxxx}}\n"
