@@ -45,6 +45,27 @@ BAD_INPUTS: dict[str, tuple[str, bytes, str]] = {
         b'[{"id": "a", "type": "nonsense"}]',
         ":1: invalid CSL-JSON item 0",
     ),
+    "json_nan": (
+        "refs.json",
+        b'[{"id": "a", "type": "book", "title": "T",\n  "issued": {"date-parts": [[NaN]]}}]',
+        ":2: not valid JSON: NaN",
+    ),
+    "json_1e999": (
+        "refs.json",
+        b'[{"id": "a", "type": "book", "title": "T",\n  "volume": 1e999}]',
+        ":2: not valid JSON",
+    ),
+    "json_duplicate_key": (
+        "refs.json",
+        b'[{"id": "a", "type": "book",\n  "title": "T",\n  "title": "U"}]',
+        ":3: not valid JSON",
+    ),
+    "json_4301_digit_integer": (
+        "refs.json",
+        b'[{"id": "a", "type": "book", "volume": ' + b"9" * 4301 + b"}]",
+        ":1: not valid JSON: an integer of 4301 digits",
+    ),
+    "json_100k_deep": ("refs.json", b"[" * 100_000 + b"]" * 100_000, ":1: JSON nested more than"),
     "broken_json": ("refs.json", b'[{"id": "a",\n', ":2: not valid JSON"),
 }
 
