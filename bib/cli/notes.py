@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import sys
 from pathlib import Path
 
 import click
@@ -292,7 +291,7 @@ def notes_import(ctx: click.Context, file: str, as_json: bool) -> None:
     """
     from annotations import exchange
 
-    text = sys.stdin.read() if file == "-" else _read(file)
+    text = read_stdin() if file == "-" else _read(file)
     data = exchange.read_json(text, file)
     with open_library(ctx) as store:
         report = store.load_annotations(data)

@@ -65,7 +65,7 @@ def keyword_text(record: Record, kinds: tuple[TagKind, ...] | frozenset[TagKind]
     # `bib convert` writes each record into every output in turn: the same tags tuple (held
     # here, so that it stays the object it was) with the same kinds gives the same text.
     if tags is last_tags and kinds == last_kinds:
-        return last
+        return str(last)
     found: dict[str, str] = {}
     for tag in tags:
         if tag.kind in kinds:

@@ -419,3 +419,12 @@ def test_every_command_that_reads_or_writes_is_walked() -> None:
     expected = {"convert", "add", "export", "notes", "backup", "edit", "note", "tag", "rekey"}
     expected |= {"sync", "resolve", "library", "attach", "list", "show", "tags", "rate", "set"}
     assert expected <= walked
+
+
+def test_notes_import_of_non_utf8_standard_input_names_the_byte(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Regression: it was read leniently and then reported as "not valid JSON"."""
+    case = _case("unicode-notes-import-stdin", BAD_INPUT, "notes", "import", "-", stdin=NOT_UTF8)
+    result = _run(case, None, monkeypatch)
+    assert result.stderr == "bib: error: <stdin>: not UTF-8 text: byte 0xff at offset 1\n"
