@@ -133,7 +133,10 @@ class PostgresStore:
 
     def __init__(self, url: str) -> None:
         self.path: Path | None = None
-        self.location = redacted(url)
+        try:
+            self.location = redacted(url)
+        except ValueError as exc:  # not shown: the text may hold a password
+            raise BibError(f"the library URL is not a valid URL: {exc}") from None
         try:
             self.conn: psycopg.Connection[Any] = psycopg.connect(url, autocommit=True)
         except psycopg.Error as exc:

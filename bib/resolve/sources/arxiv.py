@@ -8,12 +8,11 @@ URL with its version), `published`, `arxiv:doi`; errors come back as an entry wh
 
 from __future__ import annotations
 
-import os
 import re
 import xml.etree.ElementTree as ET
 
 from bib.resolve.candidate import Candidate, Query
-from bib.resolve.http import Http, Malformed
+from bib.resolve.http import Http, Malformed, base_url
 from bib.resolve.text import distinctive
 
 NAME = "arxiv"
@@ -72,7 +71,7 @@ class Arxiv:
 
     def __init__(self, http: Http):
         self.http = http
-        self.base = os.environ.get("BIB_ARXIV_URL", DEFAULT_URL).rstrip("/")
+        self.base = base_url("BIB_ARXIV_URL", DEFAULT_URL)
         self.http.intervals.setdefault(self.base.split("://", 1)[-1].split("/")[0], INTERVAL)
 
     def _query(self, params: dict[str, str]) -> list[Candidate]:

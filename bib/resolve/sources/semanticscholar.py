@@ -13,7 +13,7 @@ import os
 from typing import Any
 
 from bib.resolve.candidate import Candidate, Query
-from bib.resolve.http import Http, Malformed
+from bib.resolve.http import Http, Malformed, base_url
 from bib.resolve.text import distinctive
 
 NAME = "semanticscholar"
@@ -48,7 +48,7 @@ class SemanticScholar:
 
     def __init__(self, http: Http):
         self.http = http
-        self.base = os.environ.get("BIB_SEMANTICSCHOLAR_URL", DEFAULT_URL).rstrip("/")
+        self.base = base_url("BIB_SEMANTICSCHOLAR_URL", DEFAULT_URL)
         key = os.environ.get("SEMANTIC_SCHOLAR_API_KEY", "")
         self.headers = {"x-api-key": key} if key else {}
         host = self.base.split("://", 1)[-1].split("/")[0]
