@@ -125,7 +125,10 @@ class PostgresStore(RowStore):
     def __init__(self, url: str, *, user: str | None = None) -> None:
         self.path: Path | None = None
         self.user = check_user(user) if user is not None else current_user()
-        self.location = redacted(url)
+        try:
+            self.location = redacted(url)
+        except ValueError as exc:  # not shown: the text may hold a password
+            raise BibError(f"the library URL is not a valid URL: {exc}") from None
         try:
             self.conn: psycopg.Connection[Any] = psycopg.connect(url, autocommit=True)
         except psycopg.Error as exc:

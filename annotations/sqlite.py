@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import errno
 import os
 import random
 import re
+import shutil
 import sqlite3
 import tempfile
 import time
@@ -37,7 +39,9 @@ from annotations.sync_state import (
     SyncRow,
     cleared,
 )
+from bib.atomic import destination
 from bib.errors import BibError, OperationError
+from bib.failures import describe
 
 __all__ = ["ALL", "EDITABLE", "SQLiteStore", "connect", "now"]
 
@@ -220,10 +224,50 @@ def backup_to(conn: sqlite3.Connection, dest: Path) -> None:
                 os.fsync(directory)
             finally:
                 os.close(directory)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+        if isinstance(exc, sqlite3.DatabaseError):
+            raise OperationError(f"backup failed: {_sqlite_reason(exc)}", dest) from None
         raise
+
+
+def _sqlite_reason(exc: sqlite3.DatabaseError) -> str:
+    """SQLite's message, in the words `bib.failures` uses for the same failure."""
+    if (getattr(exc, "sqlite_errorname", "") or "").startswith("SQLITE_FULL"):
+        return "no space left on device"
+    return str(exc)
+
+
+_FAILED_CODES = {"SQLITE_FULL", "SQLITE_IOERR", "SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_NOMEM"}
+"""SQLite's result codes (primary, without the extended part) of a library that could not be
+opened although nothing is wrong with it: a full disk, an I/O error, a lock. Exit 1; the rest
+(not a database, corrupt, cannot open the path) say the file or place is wrong: exit 2."""
+
+
+def _open_failure(exc: sqlite3.DatabaseError, path: Path | str) -> BibError:
+    """A failed open as one line: a failed operation (exit 1) or a bad library (exit 2)."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    primary = "_".join(name.split("_")[:2])
+    if primary in _FAILED_CODES:
+        return OperationError(f"cannot open the library: {_sqlite_reason(exc)}", path)
+    return BibError(f"cannot open the library: {exc}", path)
+
+
+def _os_open_failure(exc: OSError, path: Path) -> BibError:
+    """An OSError of preparing the library file, worded by `bib.failures` (a place through a
+    file reads as "File exists" from mkdir: it is a path that is not a directory)."""
+    if exc.errno == errno.EEXIST and any(p.is_file() for p in path.parents):
+        exc = OSError(errno.ENOTDIR, os.strerror(errno.ENOTDIR))
+    failure = describe(OSError(exc.errno, exc.strerror))
+    error = OperationError if failure.exit_code == 1 else BibError
+    return error(f"cannot open the library: {failure.message}", path)
+
+
+def _remove_library_files(path: Path) -> None:
+    for part in (path, *(Path(f"{path}{suffix}") for suffix in ("-wal", "-shm", "-journal"))):
+        with contextlib.suppress(OSError):
+            part.unlink()
 
 
 class SQLiteStore(RowStore):
@@ -232,12 +276,17 @@ class SQLiteStore(RowStore):
     def __init__(self, path: Path | str, *, upto: int | None = None, user: str | None = None):
         self.path = None if str(path) == ":memory:" else Path(path)
         self.user = check_user(user) if user is not None else current_user()
+        new = self.path is not None and not os.path.lexists(self.path)
         try:
             self.conn = connect(path, upto=upto, user=self.user)
-        except sqlite3.DatabaseError as exc:
-            raise BibError(f"cannot open the library: {exc}", path) from None
-        except OSError as exc:
-            raise BibError(f"cannot open the library: {exc.strerror}", path) from None
+        except BaseException as exc:
+            if new and self.path is not None:
+                _remove_library_files(self.path)  # a failed first open leaves no empty library
+            if isinstance(exc, sqlite3.DatabaseError):
+                raise _open_failure(exc, path) from None
+            if isinstance(exc, OSError):
+                raise _os_open_failure(exc, Path(path)) from None
+            raise
         self._depth = 0
 
     # Lifecycle and transactions
@@ -255,7 +304,9 @@ class SQLiteStore(RowStore):
             if self.conn.in_transaction:
                 self.conn.execute("ROLLBACK")
             if isinstance(exc, sqlite3.DatabaseError):
-                raise OperationError(f"the library refused the change: {exc}") from exc
+                raise OperationError(
+                    f"the library refused the change: {_sqlite_reason(exc)}"
+                ) from exc
             raise
         self._depth = 0
         try:
@@ -367,7 +418,15 @@ class SQLiteStore(RowStore):
         dest = Path(dest)
         if self.path is not None and _is_live_file(dest, self.path):
             raise BibError("is the live library (or its -wal/-shm file); back up elsewhere", dest)
-        backup_to(self.conn, dest)
+        where = destination(dest)  # a link is followed: the link stays, its target is replaced
+        if not where.stream:
+            backup_to(self.conn, where.path)
+            return
+        with tempfile.TemporaryDirectory() as scratch:  # a device or FIFO: written through
+            copy = Path(scratch) / "backup.sqlite"
+            backup_to(self.conn, copy)
+            with copy.open("rb") as source, open(where.path, "wb") as stream:
+                shutil.copyfileobj(source, stream)
 
     def integrity(self) -> str:
         return str(self.conn.execute("PRAGMA integrity_check").fetchone()[0])

@@ -20,6 +20,7 @@ import shutil
 import stat
 import tempfile
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -132,7 +133,8 @@ class Staged:
         self._made.clear()
 
     def discard(self) -> None:
-        self.file.close()
+        with contextlib.suppress(OSError):  # a full disk fails the flush a close does
+            self.file.close()
         if self._tmp is not None:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self._tmp)
@@ -162,13 +164,29 @@ def _encoding(text: bool) -> dict[str, Any]:
 def write_atomic(path: str | Path, data: str | bytes, *, mode: int | None = None) -> None:
     """Write `data` to a temp file beside `path`, fsync it, then rename it over `path`.
 
-    A crash or an exception at any point leaves `path` as it was. A link is followed; a
-    device or FIFO is written through (see the module docstring).
+    A crash or an exception at any point leaves `path` as it was (and no directory made for
+    it). A link is followed; a device or FIFO is written through (see the module docstring).
     """
-    payload = data.encode("utf-8") if isinstance(data, str) else data
-    with Staged(path, mode=mode) as staged:
-        staged.file.write(payload)
-        staged.commit()
+    write_all({Path(path): data}, mode=mode)
+
+
+def write_all(files: Mapping[Path, str | bytes], *, mode: int | None = None) -> None:
+    """Several files as one (`bib notes export -f markdown`): every file is staged
+    (`Staged`) and fsynced before any is renamed into place, so a failure while writing (a
+    full disk) leaves every target as it was, and removes the directories made for them.
+    Devices and FIFOs among them are written through last."""
+    with contextlib.ExitStack() as undo:
+        staged: list[Staged] = []
+        for path, data in files.items():
+            one = undo.enter_context(Staged(path, mode=mode))
+            one.file.write(data.encode("utf-8") if isinstance(data, str) else data)
+            if not one.destination.stream:
+                one.file.flush()
+                os.fsync(one.file.fileno())
+            staged.append(one)
+        for one in sorted(staged, key=lambda one: one.destination.stream):
+            one.commit()
+        undo.pop_all()
 
 
 def publish(tmp: str | Path, target: Path, *, mode: int | None = None) -> None:

@@ -66,10 +66,12 @@ class ConvertOptions:
     """Everything a conversion is told, in one place (the CLI builds one from its options).
 
     `source_format` reads every input (and `-`) as that format; `venue` and `year` override
-    list headers; `stages` run over every unique paper (`tag_stages` builds them from a
+    list headers, and `venue_title` names the proceedings of a paper list's venue (known or
+    not: `bib.venues.given`); `stages` run over every unique paper (`tag_stages` builds them from a
     vocabulary), then `lookups`, stages that must run in this process (a network lookup:
     one client and its rate limits) even when `jobs` > 1; `report` hears warnings and what
-    the run did (keys kept), and `strict` makes the first warning an error
+    the run did (keys kept and changed), each message once a run (an unknown `venue` is
+    told once, not once per list), and `strict` makes the first warning an error
     (`strict_report`); `pinned` maps record ids to keys they keep, and `keys_from` names
     files whose keys are kept (`convert` adds the outputs that exist); `jobs` worker
     processes extract large inputs; `progress` sees every unique paper as it goes into the
@@ -77,6 +79,7 @@ class ConvertOptions:
 
     source_format: str | None = None
     venue: str | None = None
+    venue_title: str | None = None
     year: int | None = None
     stages: Sequence[Stage] = DEFAULT_STAGES
     lookups: Sequence[Stage] = ()
@@ -145,6 +148,7 @@ def _read_all(
             year=options.year,
             stdin=stdin,
             report=_warnings(options),
+            venue_title=options.venue_title,
         )
         for record in records:
             stats.read += 1
@@ -168,11 +172,28 @@ def strict_report(message: str) -> None:
     raise BibError(message.removeprefix("warning: "))
 
 
+def _once(report: Report) -> Report:
+    """`report`, saying each message once (the same words twice tell nothing new)."""
+    said: set[str] = set()
+
+    def once(message: str) -> None:
+        if message not in said:
+            said.add(message)
+            report(message)
+
+    return once
+
+
 def _where(record: Record) -> str:
     """`file:line (key)`, as far as the reader knew them."""
-    source = record.source
-    place = ":".join(str(p) for p in (source.path, source.line) if p) if source else ""
+    place = _place(record)
     return f"{place} ({record.key})" if record.key else place
+
+
+def _place(record: Record) -> str:
+    """`file:line`, as far as the reader knew them."""
+    source = record.source
+    return ":".join(str(p) for p in (source.path, source.line) if p) if source else ""
 
 
 def run(inputs: Sequence[str | Path], options: ConvertOptions | None = None) -> Result:
@@ -243,6 +264,8 @@ def spool(
     merging, lookups, keys and the spool stay here, so the result is the same for every
     `jobs`."""
     options = options or ConvertOptions()
+    if options.report is not None:
+        options = replace(options, report=_once(options.report))
     paths = readers.expand(inputs)
     stdin = options.stdin
     if stdin is None and any(str(path) == readers.STDIN for path in paths):
@@ -277,11 +300,14 @@ def _spool(
         unique = stats.read - len(copies) + len(papers)
         prepared = _prepared(itertools.chain(singles, merged), options, encode)
         bases: list[tuple[str, str]] = []
+        owns: dict[int, OwnKey] = {}
         lookalikes: list[merge.Lookalike] = []
         derived = 0
         for item in prepared:
             if len(bases) == unique:
                 raise RuntimeError("an extraction stage yielded more records than it got")
+            if item.own is not None:
+                owns[len(bases)] = item.own
             done.add_bytes(item.data)
             bases.append((item.id, item.base_key))
             lookalikes.append(item.lookalike)
@@ -293,8 +319,33 @@ def _spool(
         for line in merge.possible_duplicates(lookalikes):
             warn(line)
     stats.titles_derived = derived
-    chosen = keys.unique_keys(bases, options.pinned)
+    pinned = options.pinned or {}
+    brought = [i in owns and owns[i].key == base for i, (_, base) in enumerate(bases)]
+    chosen = keys.unique_keys(bases, keys.with_own_keys(bases, brought, pinned))
+    if warn is not None:
+        for position, own in sorted(owns.items()):
+            if own.key != chosen[position]:
+                record_id, base = bases[position]
+                warn(_key_change(own, chosen[position], record_id in pinned, base == own.key))
     return Spooled(stats, chosen, done, range(unique))
+
+
+class OwnKey(NamedTuple):
+    """The key a record had in its input, and where (`file:line`)."""
+
+    key: str
+    where: str
+
+
+def _key_change(own: OwnKey, key: str, pinned: bool, usable: bool) -> str:
+    """The warning for a record whose key had to change, with why."""
+    if pinned:
+        why = "the key it has in an existing output or --keys-from file"
+    elif usable:
+        why = "another record has that key"
+    else:
+        why = "not usable as a citation key"
+    return f"warning: {own.where}: key {own.key!r} -> {key!r} ({why})"
 
 
 def _read_into(
@@ -327,23 +378,25 @@ def _prepare(records: Iterable[Record], encode: Encoder) -> Iterator[Prepared]:
     for record in records:
         yield Prepared(
             record.id,
-            keys.base_key(record),
+            keys.base_key(record, verbatim=True),
             record.title_derived,
             merge.lookalike(record),
             encode(record),
+            OwnKey(record.key, _place(record)) if record.key else None,
         )
 
 
 class Prepared(NamedTuple):
     """What the spool needs of an extracted record: its id, the key it would have alone,
-    whether its title is derived, what a possible duplicate would be told by, and what
-    `encode` made of it."""
+    whether its title is derived, what a possible duplicate would be told by, what
+    `encode` made of it, and the key of its own it had in its input (if any)."""
 
     id: str
     base_key: str
     title_derived: bool
     lookalike: merge.Lookalike
     data: bytes
+    own: OwnKey | None = None
 
 
 PARALLEL_AFTER = 2_000
@@ -478,7 +531,7 @@ def convert(inputs: Sequence[str | Path], sinks: Sequence[Sink], options: Conver
     with batch_collection():
         encode = encoder(formats, options.output)
         with spool(inputs, replace(options, pinned=pinned), encode) as spooled:
-            write(spooled, formats, sinks)
+            write(spooled, formats, sinks, _warnings(options))
     return spooled.stats
 
 
@@ -511,47 +564,62 @@ def encoder(formats: Sequence[str], output: WriteOptions) -> Encoder:
     return encode
 
 
+class Output(NamedTuple):
+    """One sink being written: its file, and the keys as written there (`_output_keys`)."""
+
+    sink: Sink
+    handle: IO[str]
+    keys: list[str]
+
+
 class Pass(NamedTuple):
     """Outputs whose entries come in the same record order: one reading of the spool."""
 
     order: list[int]
-    sinks: list[tuple[Sink, IO[str]]]
+    outputs: list[Output]
 
 
-def write(spooled: Spooled, formats: Sequence[str], sinks: Sequence[Sink]) -> None:
+def write(
+    spooled: Spooled,
+    formats: Sequence[str],
+    sinks: Sequence[Sink],
+    report: Report | None = None,
+) -> None:
     """Stream every output into its sink, in key order, from the entries spooled in
     `formats` (`encoder`); commit them all only when every output was written, else discard
     them, so a failure leaves no output created or changed.
 
     Outputs in the same record order share one reading of the spool (BibTeX and CSL-JSON
-    orders differ only when two keys differ in case alone)."""
+    orders differ only when two keys differ in case alone). A key an output's format refuses
+    (`x y` in BibTeX) is changed in that output only, and told to `report`."""
     check_keys(spooled.keys)
     with contextlib.ExitStack() as cleanup:
         passes: list[Pass] = []
         for sink in sinks:
             cleanup.callback(sink.discard)
             handle = sink.open()
-            order = spooled.order(writers.order_key(sink.fmt))
+            names = _output_keys(spooled.keys, sink, report)
+            order = _order(names, writers.order_key(sink.fmt))
             same = next((p for p in passes if p.order == order), None)
             if same is None:
-                passes.append(Pass(order, [(sink, handle)]))
+                passes.append(Pass(order, [Output(sink, handle, names)]))
             else:
-                same.sinks.append((sink, handle))
+                same.outputs.append(Output(sink, handle, names))
         for one in passes:
-            entries = zip(
-                map(spooled.keys.__getitem__, one.order),
-                map(marshal.loads, spooled.items(one.order)),
-                strict=True,
-            )
-            copies = itertools.tee(entries, len(one.sinks))
+            items = map(marshal.loads, spooled.items(one.order))
+            copies = itertools.tee(items, len(one.outputs))
             pieces = [
-                _entries(copy, sink.fmt, formats.index(sink.fmt))
-                for copy, (sink, _) in zip(copies, one.sinks, strict=True)
+                _entries(
+                    zip(map(out.keys.__getitem__, one.order), copy, strict=True),
+                    out.sink.fmt,
+                    formats.index(out.sink.fmt),
+                )
+                for copy, out in zip(copies, one.outputs, strict=True)
             ]
             # Lockstep: each output yields once per record, so tee holds one record at most.
             for step in zip(*pieces, strict=True):
-                for piece, (_, handle) in zip(step, one.sinks, strict=True):
-                    handle.write(piece)
+                for piece, out in zip(step, one.outputs, strict=True):
+                    out.handle.write(piece)
         for sink in sinks:
             sink.commit()
         cleanup.pop_all()
@@ -567,12 +635,29 @@ def _entries(templates: Templates, fmt: str, slot: int) -> Iterator[str]:
     return writers.layout(fmt).wrap(key.join(cut[slot]) for key, cut in templates)
 
 
-def check_keys(keys: Iterable[str]) -> None:
-    """Refuse a key that a writer would refuse: unsafe, or given twice."""
+def _output_keys(names: list[str], sink: Sink, report: Report | None) -> list[str]:
+    """The keys as written in one output: those its format refuses changed there only
+    (`keys.for_output`), each change reported."""
+    changed = keys.for_output(names, writers.writer(sink.fmt).accepts_key)
+    if report is not None:
+        where = str(sink.path) if isinstance(sink, FileSink) else "stdout"
+        for old, new in sorted(changed.items()):
+            report(f"warning: key {old!r} -> {new!r} in {where}")
+    return [changed.get(key, key) for key in names] if changed else names
+
+
+def _order(names: list[str], sort_key: Callable[[str], str]) -> list[int]:
+    """Positions of the records sorted by key, then by the format's `sort_key` (as
+    `Spooled.order`, on an output's own keys)."""
+    by_key = sorted(range(len(names)), key=names.__getitem__)
+    return sorted(by_key, key=lambda i: sort_key(names[i]))
+
+
+def check_keys(names: Iterable[str]) -> None:
+    """Refuse a key given twice (a writer would; a key a format refuses is changed in that
+    output, `_output_keys`)."""
     seen: set[str] = set()
-    for key in keys:
-        if not writers.safe_key(key):
-            raise BibError(f"citation key {key!r} is not safe for BibTeX and pandoc")
+    for key in names:
         if key in seen:
             raise BibError(f"citation key {key!r} is used by two records")
         seen.add(key)

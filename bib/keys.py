@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import count, product
 from string import ascii_lowercase
 
@@ -22,6 +22,17 @@ SAFE_SOURCE_KEY = re.compile(r"\w[\w:./+'-]*")
 """Keys that BibTeX, biber and pandoc all accept (letters, digits, `_:-./+'`, letters
 outside ASCII): the user's, kept verbatim (`1657:huygens`, `smith.2020`, `müller2020`)."""
 _UNSAFE_KEY_CHARS = re.compile(r"[^\w:./+'-]+")
+VERBATIM_KEY = re.compile(r"[^\s\"\\{}\x00-\x1f\x7f]+(?: [^\s\"\\{}\x00-\x1f\x7f]+)*")
+"""Keys that CSL-JSON and RIS take as they are (`x y`: pandoc cites it as `@{x y}`): no
+control characters, quotes, backslashes or braces, single inner spaces. `bib convert` keeps
+them; an output that refuses one gets it changed there only (`for_output`)."""
+VERBATIM_MAX = 200
+
+
+def verbatim_key(key: str) -> bool:
+    """Whether CSL-JSON and RIS take `key` as it is (`VERBATIM_KEY`, at most `VERBATIM_MAX`)."""
+    return len(key) <= VERBATIM_MAX and VERBATIM_KEY.fullmatch(key) is not None
+
 
 STOPWORDS = frozenset(
     "a an the on of for to in with via and or is are do does can how why what when where "  # noqa: SIM905
@@ -56,10 +67,15 @@ def _first_word(title: str) -> str:
     return ""
 
 
-def base_key(record: Record) -> str:
-    """The key a record would get alone, before making keys unique."""
+def base_key(record: Record, *, verbatim: bool = False) -> str:
+    """The key a record would get alone, before making keys unique. With `verbatim` (what
+    `bib convert` asks for), a key of its own that is a `VERBATIM_KEY` is kept as it is,
+    for the outputs that refuse it to change (`for_output`); else only a `SAFE_SOURCE_KEY`
+    is, as the library needs (its keys go into every format)."""
     if record.key:
         if SAFE_SOURCE_KEY.fullmatch(record.key):
+            return record.key
+        if verbatim and verbatim_key(record.key):
             return record.key
         if SAFE_SOURCE_KEY.fullmatch(kept := _UNSAFE_KEY_CHARS.sub("", record.key)):
             return kept  # `x y` -> `xy`: what is left of the user's key, not a new one
@@ -121,3 +137,45 @@ def unique_keys(bases: list[tuple[str, str]], pinned: Mapping[str, str] | None =
         if record_id in pinned:
             keys[i] = pinned[record_id]
     return keys
+
+
+def with_own_keys(
+    bases: Sequence[tuple[str, str]], own: Sequence[bool], pinned: Mapping[str, str]
+) -> dict[str, str]:
+    """`pinned` plus the keys records bring of their own (`own[i]`: the base key of
+    `bases[i]` is its record's own key) that neither a pin nor another record claims: a
+    user's key outranks a generated one (`usmoe2026` of a .bib entry stays, the paper list's
+    USMoE becomes `usmoe2026a`); two records bringing the same key are suffixed as usual."""
+    claimed = {key.casefold() for key in pinned.values()}
+    brought: dict[str, int] = defaultdict(int)
+    for (record_id, base), is_own in zip(bases, own, strict=True):
+        if is_own and record_id not in pinned:
+            brought[base.casefold()] += 1
+    kept = dict(pinned)
+    for (record_id, base), is_own in zip(bases, own, strict=True):
+        folded = base.casefold()
+        if is_own and record_id not in kept and brought[folded] == 1 and folded not in claimed:
+            kept[record_id] = base
+    return kept
+
+
+def for_output(keys: Sequence[str], accepts: Callable[[str], bool]) -> dict[str, str]:
+    """old -> new for each of an output's `keys` that its format refuses: what is left once
+    the refused characters are gone (`x y` -> `xy`), else its ASCII fold, with a suffix when
+    another key of the output (case-blind) has it. Only that output's key changes; the
+    result depends on the set of keys alone, so a re-run gives the same."""
+    refused = sorted(key for key in keys if not accepts(key))
+    if not refused:
+        return {}
+    taken = {key.casefold() for key in keys if accepts(key)}
+    changed: dict[str, str] = {}
+    for key in refused:
+        base = _UNSAFE_KEY_CHARS.sub("", key)
+        if not accepts(base):
+            base = fold(key)[:MAX_BASE] or "ref"
+        candidate, suffixes = base, _suffixes()
+        while candidate.casefold() in taken:
+            candidate = base + next(suffixes)
+        taken.add(candidate.casefold())
+        changed[key] = candidate
+    return changed

@@ -26,11 +26,15 @@ def pinned_from(
 ) -> dict[str, str]:
     """record id -> key for every record in `explicit` files (which must be readable) and in
     the `existing` outputs that are regular files bib can read (one it cannot read is passed
-    over quietly: it holds no keys bib could keep, and it is about to be replaced)."""
+    over quietly: it holds no keys bib could keep, and it is about to be replaced).
+
+    The first file to give a record a key wins; a key a file gives to a record when an
+    earlier file gave it to another is not kept, and reported (two records cannot share it)."""
     pinned: dict[str, str] = {}
+    owners: dict[str, str] = {}  # casefolded key -> the record that keeps it
     for path in explicit:
         found = _keys(path)
-        pinned.update(found)
+        _pin(pinned, owners, found, path, report)
         report(f"{len(found)} keys kept from {path}")
     for path in sorted(existing, key=_cheapest_first):
         if not path.is_file() or readers.SUFFIXES.get(path.suffix.lower()) not in KEYED_FORMATS:
@@ -40,11 +44,32 @@ def pinned_from(
         except BibError:
             continue
         if found:
-            for record_id, key in found.items():
-                pinned.setdefault(record_id, key)
+            _pin(pinned, owners, found, path, report)
             report(f"{len(found)} keys kept from {path}")
             break  # the outputs of one run hold the same records: one is enough
     return pinned
+
+
+def _pin(
+    pinned: dict[str, str],
+    owners: dict[str, str],
+    found: dict[str, str],
+    path: Path,
+    report: Report,
+) -> None:
+    """`found` added to `pinned` where no earlier file pinned the record or the key."""
+    for record_id, key in found.items():
+        owner = owners.get(key.casefold())
+        if record_id in pinned or owner == record_id:
+            continue
+        if owner is not None:
+            report(
+                f"warning: {path}: key {key!r} is kept for another record "
+                f"(given to it by an earlier file); this one gets a new key"
+            )
+            continue
+        pinned[record_id] = key
+        owners[key.casefold()] = record_id
 
 
 def _cheapest_first(path: Path) -> int:

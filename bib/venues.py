@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -54,6 +55,8 @@ class Venue:
     publisher: str
     series: str
     edition: int | None
+    known: bool = True
+    """False for a venue the table does not know, kept as the user named it."""
 
     @property
     def event_title(self) -> str:
@@ -137,4 +140,44 @@ def resolve(name: str, year: int) -> Venue | None:
         publisher=spec.get("publisher", ""),
         series=spec.get("series", ""),
         edition=edition,
+    )
+
+
+def unknown_message(name: str) -> str:
+    """The warning for a venue the table does not know (`report` adds `bib: `)."""
+    return (
+        f"warning: venue '{name}' is not in the venue table; kept as given "
+        "(use --venue-title to name the proceedings)"
+    )
+
+
+def given(
+    name: str,
+    year: int,
+    *,
+    title: str | None = None,
+    report: Callable[[str], None] | None = None,
+) -> Venue:
+    """The venue a user named, known to the table or not: an unknown name is kept as given
+    (its name is the best proceedings title there is, and a citation must still say where
+    the paper appeared), and `report` is told so unless `title` names the proceedings.
+    `title`, when given, is the proceedings title of any venue.
+
+    Raises BibError as `resolve` does for a known venue in a year it was not held."""
+    title = " ".join(title.split()) if title else None
+    known = resolve(name, year)
+    if known is not None:
+        return replace(known, proceedings=title) if title else known
+    short = " ".join(name.split())
+    if not title and report is not None:
+        report(unknown_message(short))
+    return Venue(
+        short=short,
+        year=year,
+        proceedings=title or short,
+        event="",
+        publisher="",
+        series="",
+        edition=None,
+        known=False,
     )

@@ -133,7 +133,7 @@ class BibGroup(click.Group):
         except (click.exceptions.Exit, click.Abort, click.ClickException):
             raise
         except BrokenPipeError:
-            _quiet_stdout()
+            _broken_pipe()
             ctx.exit(1)
         except Exception as exc:
             if failures.debug():
@@ -165,7 +165,22 @@ class BibGroup(click.Group):
         except click.Abort:
             click.echo("bib: error: aborted", err=True)
             sys.exit(1)
+        try:
+            sys.stdout.flush()  # what is still buffered fails here, not silently at exit
+        except BrokenPipeError:
+            _broken_pipe()
+            sys.exit(1)
         sys.exit(result if isinstance(result, int) else 0)
+
+
+def _broken_pipe() -> None:
+    """The reader of standard output went away (`bib list | head -1`): one line, exit 1, as
+    for every failed operation; nothing more is written to the pipe."""
+    _quiet_stdout()
+    click.echo(
+        "bib: error: standard output was closed before everything was written (broken pipe)",
+        err=True,
+    )
 
 
 def _quiet_stdout() -> None:

@@ -122,6 +122,11 @@ def _reporter() -> Callable[[str], None]:
 @click.option(
     "--venue", metavar="NAME", help="Venue short name (ICML, NeurIPS, ...); overrides list headers."
 )
+@click.option(
+    "--venue-title",
+    metavar="TEXT",
+    help="Proceedings title (booktitle, container-title) of a paper list's venue, known or not.",
+)
 @click.option("--year", "year_text", metavar="YEAR", help="Year; overrides list headers.")
 @click.option(
     "--from",
@@ -169,6 +174,7 @@ def convert(
     fmt: str | None,
     outputs: tuple[Path, ...],
     venue: str | None,
+    venue_title: str | None,
     year_text: str | None,
     source_format: str | None,
     ascii_only: bool,
@@ -197,6 +203,7 @@ def convert(
       bib convert seeds/ -o refs.ris                  # EndNote, Mendeley, Zotero
       bib convert --strict refs.bib -o refs.json   # any warning stops with exit 2
       cat list.txt | bib convert - --from paperlist --venue NeurIPS --year 2025
+      bib convert list.txt --venue FooConf --venue-title "Proceedings of FooConf 2026"
       bib convert seeds/ -o refs.json --keys-from thesis.bib
       bib convert big-list.txt -o refs.bib --jobs 4
       bib convert seeds/ -o refs.bib --resolve=best-effort
@@ -218,6 +225,7 @@ def convert(
     options = engine.ConvertOptions(
         source_format=source_format,
         venue=venue,
+        venue_title=venue_title,
         year=_year(year_text),
         stages=stages,
         lookups=lookups,

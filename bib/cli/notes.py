@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-import sys
 from pathlib import Path
 
 import click
 
 from annotations.rows import replaced_meanwhile
-from bib.atomic import write_atomic
+from bib.atomic import write_all, write_atomic
 from bib.cli.editor import edit as run_editor
 from bib.cli.editor import read_stdin
 from bib.cli.library import (
@@ -271,8 +270,7 @@ def notes_export(
         plan = exchange.markdown_plan(
             exchange.markdown_files(data), lambda name: _existing(Path(dest) / name), force=force
         )
-        for name, text in plan.write.items():
-            write_atomic(Path(dest) / name, text)
+        write_all({Path(dest) / name: text for name, text in plan.write.items()})
         diagnostic(f"wrote {len(plan.write)} files to {dest}")
         kept = plan.kept
         if kept:
@@ -310,7 +308,7 @@ def notes_import(ctx: click.Context, file: str, as_json: bool) -> None:
     """
     from annotations import exchange
 
-    text = sys.stdin.read() if file == "-" else _read(file)
+    text = read_stdin() if file == "-" else _read(file)
     data = exchange.read_json(text, file)
     with open_library(ctx) as store:
         report = store.load_annotations(data)

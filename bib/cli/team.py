@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import click
 
-from annotations import open_store
+from annotations import is_url, open_store
 from annotations.copy import copy_library
+from bib.errors import BibError
 
 
 @click.group("library")
@@ -40,6 +42,8 @@ def copy(source: str, dest: str, merge: bool, as_json: bool) -> None:
       bib library copy --merge laptop.sqlite postgresql://me@db.lab/papers
       bib library copy postgresql://me@db.lab/papers snapshot.sqlite --json
     """
+    if not is_url(source) and not Path(source).expanduser().is_file():
+        raise BibError("no such library file (a copy needs an existing SRC)", source)
     with open_store(source) as src, open_store(dest) as dst:
         report = copy_library(src, dst, merge=merge)
     if as_json:

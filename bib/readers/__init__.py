@@ -47,8 +47,10 @@ def read(
     year: int | None = None,
     stdin: BinaryIO | None = None,
     report: Callable[[str], None] | None = None,
+    venue_title: str | None = None,
 ) -> Iterator[Record]:
     """Records from one input; `-` reads standard input (format from `fmt` or content).
+    `venue`, `year` and `venue_title` apply to paper lists (`paperlist.read`).
 
     Warnings (`warning: FILE:LINE: ...`) go to `report`."""
     if fmt is not None and fmt not in FORMATS:
@@ -70,7 +72,12 @@ def read(
             except OSError as exc:
                 raise BibError(f"cannot read: {exc.strerror}", name) from None
     if fmt == "paperlist":
-        return paperlist.read(source, name, venue=venue, year=year)
+        head = source[:4096] if isinstance(source, bytes) else _head(source)
+        refuse_binary(head, name)
+        refuse_table(head, name)
+        return paperlist.read(
+            source, name, venue=venue, year=year, venue_title=venue_title, report=report
+        )
     assert isinstance(source, bytes)
     if fmt == "bibtex":
         refuse_binary(source, name)
@@ -126,6 +133,43 @@ def looks_like_text(data: bytes) -> str | None:
         return "binary data (NUL bytes)"
     controls = sum(1 for byte in head if byte < 32 and byte not in (9, 10, 12, 13))
     return "binary data (control characters)" if controls * 20 > len(head) else None
+
+
+TABLE_LINES = 3
+"""Lines at the top of a paper list that, split alike by one delimiter, make it a table."""
+_DELIMITERS = {",": "comma", "\t": "tab", ";": "semicolon"}
+
+
+def looks_like_table(head: bytes) -> str | None:
+    """What a spreadsheet export renamed `.txt` looks like (None for anything else): its
+    first `TABLE_LINES` lines all have the same number (one or more) of one delimiter and
+    none is empty. A paper list's first lines are a header, titles and abstracts, whose
+    commas never line up like that (and whose paragraphs are parted by blank lines)."""
+    text = head.decode("utf-8", "replace").lstrip("\ufeff")
+    lines = text.splitlines()
+    if len(head) >= 4096 and lines:
+        lines.pop()  # perhaps cut short by the head
+    if len(lines) < TABLE_LINES:  # too short to tell
+        return None
+    lines = lines[:TABLE_LINES]
+    if any(not line.strip() for line in lines):
+        return None
+    for delimiter, name in _DELIMITERS.items():
+        counts = {line.count(delimiter) for line in lines}
+        if len(counts) == 1 and (columns := counts.pop() + 1) > 1:
+            return f"a table ({name}-separated, {columns} columns)"
+    return None
+
+
+def refuse_table(data: bytes, path: str) -> None:
+    what = looks_like_table(data)
+    if what is not None:
+        raise BibError(
+            f"not a paper list: this looks like {what}; export it as BibTeX or CSL-JSON, "
+            "or write one paragraph per paper",
+            path,
+            1,
+        )
 
 
 def refuse_binary(data: bytes, path: str) -> None:

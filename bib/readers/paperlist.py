@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
@@ -183,7 +183,13 @@ def _entries(blocks: Iterable[tuple[int, list[str]]], uses_markers: bool) -> Ite
         yield current
 
 
-def _venue_fields(path: str, venue: str | None, year: int | None) -> dict[str, str | int | None]:
+def _venue_fields(
+    path: str,
+    venue: str | None,
+    year: int | None,
+    title: str | None,
+    report: Callable[[str], None] | None,
+) -> dict[str, str | int | None]:
     if not venue and not year:
         raise BibError(
             "no venue and year: start the list with a line such as 'ICML 2026 Papers' "
@@ -196,18 +202,9 @@ def _venue_fields(path: str, venue: str | None, year: int | None) -> dict[str, s
     if not year:
         raise BibError("no year: name it in the header line or pass --year", path, 1)
     try:
-        resolved = venues.resolve(venue, year)
+        resolved = venues.given(venue, year, title=title, report=report)
     except BibError as exc:
         raise BibError(exc.message, path, 1) from None
-    if resolved is None:
-        # A venue the table does not know is kept as given: its name is the best
-        # proceedings title there is, and a citation must still say where it appeared.
-        return {
-            "venue": venue,
-            "year": year,
-            "container_title": venue,
-            "event_title": f"{venue} {year}",
-        }
     return {
         "venue": resolved.short,
         "year": year,
@@ -233,10 +230,17 @@ def _link_fields(url: str) -> dict[str, object]:
 
 
 def read(
-    source: bytes | Path, path: str | Path, *, venue: str | None = None, year: int | None = None
+    source: bytes | Path,
+    path: str | Path,
+    *,
+    venue: str | None = None,
+    year: int | None = None,
+    venue_title: str | None = None,
+    report: Callable[[str], None] | None = None,
 ) -> Iterator[Record]:
     """Records of a paper list (its bytes, or a file read line by line); `venue` and
-    `year` override the header."""
+    `year` override the header, `venue_title` names the proceedings (`venues.given`), and
+    `report` hears of a venue the table does not know."""
     path = str(path)
     blocks = _paragraphs(_lines(source, path))
     first = next(blocks, None)
@@ -246,7 +250,7 @@ def read(
         first = next(blocks, None)
     if first is None:
         raise BibError("empty paper list: no entries after the header", path)
-    common = _venue_fields(path, venue or header_venue, year or header_year)
+    common = _venue_fields(path, venue or header_venue, year or header_year, venue_title, report)
     # what every record of the list shares, copied for each (a third of the cost of
     # building each Record from its arguments)
     shared = Record(id="", entry_type=EntryType.INPROCEEDINGS, **common)  # type: ignore[arg-type]

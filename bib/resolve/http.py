@@ -10,6 +10,7 @@ standard error.
 from __future__ import annotations
 
 import email.utils
+import os
 import sys
 import threading
 import time
@@ -19,10 +20,25 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from bib.errors import OperationError
+from bib.errors import BibError, OperationError
 from bib.resolve.cache import Cache, request_key
 
 USER_AGENT = "bib/0.1 (+https://github.com/; reference manager)"
+
+
+def base_url(variable: str, default: str) -> str:
+    """A source's base URL: `variable` from the environment (tests, mirrors), else `default`;
+    a value that is no http(s) URL is bad usage (exit 2) naming the variable, before any
+    request."""
+    value = os.environ.get(variable) or default
+    try:
+        url = httpx.URL(value)
+        port = url.port
+    except (httpx.InvalidURL, ValueError) as exc:
+        raise BibError(f"{variable}={value!r} is not a valid URL: {exc}") from None
+    if url.scheme not in ("http", "https") or not url.host or not 0 < (port or 80) < 65536:
+        raise BibError(f"{variable} must be an http(s) URL with a host, not {value!r}")
+    return value.rstrip("/")
 
 
 class Offline(OperationError):

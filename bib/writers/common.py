@@ -39,11 +39,12 @@ def error(record: Record, message: str) -> BibError:
     )
 
 
-def checked_key(record: Record) -> str:
-    """The citation key, refused when BibTeX, biber or pandoc could misread it."""
+def checked_key(record: Record, accepts: Callable[[str], bool] | None = None) -> str:
+    """The citation key, refused when the format (`accepts`, by default BibTeX's rule:
+    `safe_key`) could misread it."""
     if not record.key:
         raise error(record, "no citation key (keys are assigned by bib.keys before writing)")
-    if not safe_key(record.key):
+    if not (accepts or safe_key)(record.key):
         raise error(record, f"citation key {record.key!r} is not safe for BibTeX and pandoc")
     return record.key
 
@@ -211,3 +212,6 @@ class Writer:
     layout: Layout
     order_key: Callable[[str], str]
     entry_text: Callable[[Prepared], str]
+    accepts_key: Callable[[str], bool] = safe_key
+    """Whether a citation key goes into this format as it is (`bib.keys.for_output`
+    changes the others for this output only)."""

@@ -22,6 +22,7 @@ from jsonschema import Draft7Validator
 import schema
 from bib import dates
 from bib.errors import BibError
+from bib.keys import verbatim_key
 from bib.latex import clean, to_text
 from bib.readers.names import parse_name, split_names
 from bib.record import ET_AL, EntryType, Record, TagKind
@@ -114,7 +115,7 @@ def _item(prepared: Prepared) -> dict[str, Any]:
     # Written for speed (it runs once per record): a variable is set only when the record
     # has the attribute and its value is not empty; the order of keys is the output's.
     record = prepared.record
-    key = checked_key(record)
+    key = checked_key(record, verbatim_key)
     out: dict[str, Any] = {"id": key, "type": CSL_TYPES[record.entry_type], "citation-key": key}
     if value := to_text(prepared.title):
         out["title"] = value
@@ -463,4 +464,5 @@ WRITER = Writer(
     layout=LAYOUT,
     order_key=order_key,
     entry_text=entry_text,
+    accepts_key=verbatim_key,
 )

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from bib.keys import verbatim_key
 from bib.writers import csljson
 from bib.writers.common import Layout, Prepared, Writer
 
@@ -122,4 +123,5 @@ WRITER = Writer(
     layout=LAYOUT,
     order_key=order_key,
     entry_text=entry_text,
+    accepts_key=verbatim_key,
 )

@@ -23,6 +23,16 @@ BAD_INPUTS: dict[str, tuple[str, bytes, str]] = {
         b"PK\x03\x04\x14\x00\x06\x00word/document.xml",
         ": not a text file: this looks like a ZIP archive",
     ),
+    "csv_renamed_txt": (
+        "list.txt",
+        b"title,authors,year\nDeep Cats,Jane Doe,2020\nShallow Dogs,John Roe,2021\n",
+        ":1: not a paper list: this looks like a table (comma-separated, 3 columns)",
+    ),
+    "office_file_renamed_txt": (
+        "list.txt",
+        b"PK\x03\x04\x14\x00\x06\x00word/document.xml",
+        ": not a text file: this looks like a ZIP archive",
+    ),
     "string_bomb": (
         "refs.bib",
         b"@string{s0 = {xxxxxxxxxx}}\n"
@@ -35,6 +45,27 @@ BAD_INPUTS: dict[str, tuple[str, bytes, str]] = {
         b'[{"id": "a", "type": "nonsense"}]',
         ":1: invalid CSL-JSON item 0",
     ),
+    "json_nan": (
+        "refs.json",
+        b'[{"id": "a", "type": "book", "title": "T",\n  "issued": {"date-parts": [[NaN]]}}]',
+        ":2: not valid JSON: NaN",
+    ),
+    "json_1e999": (
+        "refs.json",
+        b'[{"id": "a", "type": "book", "title": "T",\n  "volume": 1e999}]',
+        ":2: not valid JSON",
+    ),
+    "json_duplicate_key": (
+        "refs.json",
+        b'[{"id": "a", "type": "book",\n  "title": "T",\n  "title": "U"}]',
+        ":3: not valid JSON",
+    ),
+    "json_4301_digit_integer": (
+        "refs.json",
+        b'[{"id": "a", "type": "book", "volume": ' + b"9" * 4301 + b"}]",
+        ":1: not valid JSON: an integer of 4301 digits",
+    ),
+    "json_100k_deep": ("refs.json", b"[" * 100_000 + b"]" * 100_000, ":1: JSON nested more than"),
     "broken_json": ("refs.json", b'[{"id": "a",\n', ":2: not valid JSON"),
 }
 

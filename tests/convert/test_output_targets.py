@@ -31,14 +31,43 @@ def test_a_symlinked_output_keeps_the_link_and_replaces_its_target(
     assert real.read_text().startswith("@inproceedings")
 
 
-def test_dev_full_stays_a_device_and_the_failure_is_one_line(cli: Callable[..., Result]) -> None:
+def _device(tmp_path: Path, name: str, minor: int) -> Path:
+    """A memory device of our own (`mknod`, root only): a test of code that would replace
+    the device must never be able to replace the system's /dev/null or /dev/full."""
+    if os.geteuid() != 0:
+        pytest.skip("mknod needs root")
+    path = tmp_path / name
+    os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, minor))
+    return path
+
+
+def test_dev_full_stays_a_device_and_the_failure_is_one_line(
+    cli: Callable[..., Result], tmp_path: Path
+) -> None:
     """Regression: `-o /dev/full` exited 0 and /dev/full became a 452-byte regular file."""
-    if not Path("/dev/full").exists():
-        pytest.skip("no /dev/full on this system")
-    result = cli("convert", SEED, "-f", "bibtex", "-o", "/dev/full")
+    full = _device(tmp_path, "full", 7)
+    result = cli("convert", SEED, "-f", "bibtex", "-o", full)
     assert result.exit_code == 1
     assert result.stderr.strip().splitlines()[-1] == "bib: error: no space left on device"
-    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+    assert stat.S_ISCHR(os.stat(full).st_mode)
+
+
+def test_dev_null_stays_a_device(cli: Callable[..., Result], tmp_path: Path) -> None:
+    """Regression: `-o /dev/null` replaced the device by a regular file."""
+    null = _device(tmp_path, "null", 3)
+    assert cli("convert", SEED, "-f", "bibtex", "-o", null).exit_code == 0
+    assert stat.S_ISCHR(os.stat(null).st_mode)
+
+
+@pytest.mark.parametrize("place", ["/proc/x.bib", "/sys/x.bib"])
+def test_an_output_in_proc_or_sys_is_one_error_line(cli: Callable[..., Result], place: str) -> None:
+    """Regression: `-o /proc/x.bib` and `-o /sys/x.bib` ended in a traceback."""
+    if not Path(place).parent.is_dir():
+        pytest.skip(f"no {Path(place).parent} here")
+    result = cli("convert", SEED, "-o", place)
+    assert result.exit_code in (1, 2)
+    assert result.stderr.startswith("bib: error: ") and result.stderr.count("\n") == 1
+    assert not Path(place).exists()
 
 
 def test_a_fifo_reader_gets_the_whole_output(cli: Callable[..., Result], tmp_path: Path) -> None:

@@ -82,3 +82,43 @@ def test_unknown_venue_resolves_to_none():
 
 def test_venue_is_found_in_a_header_in_any_language():
     assert venues.find("ICML 2026 论文列表") == "ICML"
+
+
+def test_unknown_venue_is_kept_as_given_with_its_name_as_proceedings():
+    venue = venues.given("FooConf", 2026)
+    assert (venue.short, venue.proceedings, venue.event_title, venue.known) == (
+        "FooConf",
+        "FooConf",
+        "FooConf 2026",
+        False,
+    )
+
+
+def test_unknown_venue_is_reported_once_with_the_hint():
+    told: list[str] = []
+    venues.given("FooConf", 2026, report=told.append)
+    assert told == [
+        "warning: venue 'FooConf' is not in the venue table; kept as given "
+        "(use --venue-title to name the proceedings)"
+    ]
+
+
+def test_venue_title_names_the_proceedings_of_an_unknown_venue_without_a_warning():
+    told: list[str] = []
+    venue = venues.given("FooConf", 2026, title="Proceedings of FooConf 2026", report=told.append)
+    assert (venue.proceedings, told) == ("Proceedings of FooConf 2026", [])
+
+
+def test_venue_title_replaces_the_proceedings_title_of_a_known_venue():
+    venue = venues.given("icml", 2026, title="ICML 2026 Workshop on Cats")
+    assert (venue.short, venue.proceedings, venue.publisher) == (
+        "ICML",
+        "ICML 2026 Workshop on Cats",
+        "PMLR",
+    )
+
+
+def test_known_venue_is_not_reported():
+    told: list[str] = []
+    assert venues.given("ICML", 2026, report=told.append).known
+    assert told == []

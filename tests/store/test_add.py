@@ -49,7 +49,7 @@ def test_keys_stay_pinned_when_the_key_rule_changes(
     cli("note", "add", "usmoe2026", "keep me")
     from bib import keys
 
-    monkeypatch.setattr(keys, "base_key", lambda record: "changed")
+    monkeypatch.setattr(keys, "base_key", lambda record, **_: "changed")
     report = json.loads(cli("add", *seeds, "--json").stdout)
     assert report["new"] == []
     with open_store(library) as store:

@@ -80,3 +80,17 @@ def test_backup_through_a_link_to_the_live_library_is_refused(tmp_path: Path) ->
     assert _bib(library, "add", str(SEEDS)).returncode == 0
     (tmp_path / "link.sqlite").symlink_to(library)
     assert _bib(library, "backup", str(tmp_path / "link.sqlite")).returncode == 2
+
+
+def test_backup_onto_a_symlink_keeps_the_link_and_writes_its_target(tmp_path: Path) -> None:
+    """Regression: `bib backup link.sqlite` replaced the link by a file; its target was never
+    written."""
+    library = tmp_path / "lib.sqlite"
+    assert _bib(library, "add", str(SEEDS)).returncode == 0
+    real, link = tmp_path / "real.sqlite", tmp_path / "link.sqlite"
+    real.write_bytes(b"")
+    link.symlink_to(real)
+    result = _bib(library, "backup", str(link))
+    assert result.returncode == 0, result.stderr
+    assert link.is_symlink()
+    assert real.read_bytes().startswith(b"SQLite format 3")

@@ -10,14 +10,13 @@ URL with its version), `published`, `arxiv:doi`; errors come back as an entry wh
 
 from __future__ import annotations
 
-import os
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bib.resolve.candidate import Candidate, Query
-from bib.resolve.http import Http, Malformed, host_of
+from bib.resolve.http import Http, Malformed, base_url, host_of
 from bib.resolve.text import distinctive
 
 NAME = "arxiv"
@@ -101,7 +100,7 @@ class Arxiv:
 
     def __init__(self, http: Http):
         self.http = http
-        self.base = os.environ.get("BIB_ARXIV_URL", DEFAULT_URL).rstrip("/")
+        self.base = base_url("BIB_ARXIV_URL", DEFAULT_URL)
         self.http.intervals.setdefault(host_of(self.base), INTERVAL)
 
     def _query(self, params: dict[str, str]) -> Feed:

@@ -17,7 +17,7 @@ import os
 from typing import Any
 
 from bib.resolve.candidate import Candidate, Query
-from bib.resolve.http import Http, Malformed, host_of
+from bib.resolve.http import Http, Malformed, base_url, host_of
 
 NAME = "crossref"
 DEFAULT_URL = "https://api.crossref.org"
@@ -79,7 +79,7 @@ class Crossref:
 
     def __init__(self, http: Http):
         self.http = http
-        self.base = os.environ.get("BIB_CROSSREF_URL", DEFAULT_URL).rstrip("/")
+        self.base = base_url("BIB_CROSSREF_URL", DEFAULT_URL)
         mailto = os.environ.get("BIB_MAILTO", "")
         self.polite = {"mailto": mailto} if mailto else {}
         self.http.intervals.setdefault(host_of(self.base), INTERVAL)

@@ -12,11 +12,10 @@ venue "CoRR". No published rate limit; one request a second is polite.
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
 from bib.resolve.candidate import Candidate, Query
-from bib.resolve.http import Http, Malformed, host_of
+from bib.resolve.http import Http, Malformed, base_url, host_of
 from bib.resolve.text import words
 
 NAME = "dblp"
@@ -56,7 +55,7 @@ class Dblp:
 
     def __init__(self, http: Http):
         self.http = http
-        self.base = os.environ.get("BIB_DBLP_URL", DEFAULT_URL).rstrip("/")
+        self.base = base_url("BIB_DBLP_URL", DEFAULT_URL)
         self.http.intervals.setdefault(host_of(self.base), INTERVAL)
 
     def search(self, query: Query) -> list[Candidate]:

@@ -16,7 +16,7 @@ import os
 from typing import Any
 
 from bib.resolve.candidate import Candidate, Query
-from bib.resolve.http import Http, Malformed, host_of
+from bib.resolve.http import Http, Malformed, base_url, host_of
 
 NAME = "openalex"
 DEFAULT_URL = "https://api.openalex.org"
@@ -55,7 +55,7 @@ class OpenAlex:
 
     def __init__(self, http: Http):
         self.http = http
-        self.base = os.environ.get("BIB_OPENALEX_URL", DEFAULT_URL).rstrip("/")
+        self.base = base_url("BIB_OPENALEX_URL", DEFAULT_URL)
         key = os.environ.get("OPENALEX_API_KEY", "")
         mailto = os.environ.get("BIB_MAILTO", "")
         self.auth = {"api_key": key} if key else ({"mailto": mailto} if mailto else {})

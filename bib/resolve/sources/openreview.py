@@ -7,11 +7,10 @@ all submissions"); every content value is wrapped as `{"value": ...}` in API v2.
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
 from bib.resolve.candidate import Candidate, Query
-from bib.resolve.http import Http, Malformed, host_of
+from bib.resolve.http import Http, Malformed, base_url, host_of
 
 NAME = "openreview"
 DEFAULT_URL = "https://api2.openreview.net"
@@ -63,7 +62,7 @@ class OpenReview:
 
     def __init__(self, http: Http):
         self.http = http
-        self.base = os.environ.get("BIB_OPENREVIEW_URL", DEFAULT_URL).rstrip("/")
+        self.base = base_url("BIB_OPENREVIEW_URL", DEFAULT_URL)
         self.http.intervals.setdefault(host_of(self.base), INTERVAL)
 
     def _notes(self, params: dict[str, str]) -> list[Any]:

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from bib.resolve.candidate import Candidate, Query
-from bib.resolve.http import Http, Malformed, host_of
+from bib.resolve.http import Http, Malformed, base_url, host_of
 
 if TYPE_CHECKING:
     from bib.resolve.sources import KnownIds
@@ -56,7 +56,7 @@ class SemanticScholar:
 
     def __init__(self, http: Http):
         self.http = http
-        self.base = os.environ.get("BIB_SEMANTICSCHOLAR_URL", DEFAULT_URL).rstrip("/")
+        self.base = base_url("BIB_SEMANTICSCHOLAR_URL", DEFAULT_URL)
         key = os.environ.get("SEMANTIC_SCHOLAR_API_KEY", "")
         self.headers = {"x-api-key": key} if key else {}
         self.http.intervals.setdefault(
