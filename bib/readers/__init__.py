@@ -75,7 +75,7 @@ def read(
     if fmt == "bibtex":
         refuse_binary(source, name)
         return bibtex.read(source, name, report=report)
-    return csljson.read(source, name)
+    return csljson.read(source, name, report=report)
 
 
 def _head(path: Path) -> bytes:

@@ -16,7 +16,7 @@ from typing import Any
 from bibtexparser.bibdatabase import BibDatabase
 from bibtexparser.bwriter import BibTexWriter
 
-from bib import dates
+from bib import dates, types
 from bib.latex import escape, escape_clean, link, to_latex, to_text, url_value, verbatim_value
 from bib.readers.names import NAME_LISTS, parse_names
 from bib.record import ET_AL, Author, EntryType, Record, TagKind
@@ -36,49 +36,6 @@ from bib.writers.common import (
 )
 
 DIALECTS = ("bibtex", "biblatex")
-
-ENTRY_TYPES = {
-    "bibtex": {
-        EntryType.INPROCEEDINGS: "inproceedings",
-        EntryType.ARTICLE: "article",
-        EntryType.PREPRINT: "misc",
-        EntryType.BOOK: "book",
-        EntryType.INCOLLECTION: "incollection",
-        EntryType.THESIS: "phdthesis",
-        EntryType.REPORT: "techreport",
-        EntryType.MISC: "misc",
-    },
-    "biblatex": {
-        EntryType.INPROCEEDINGS: "inproceedings",
-        EntryType.ARTICLE: "article",
-        EntryType.PREPRINT: "online",
-        EntryType.BOOK: "book",
-        EntryType.INCOLLECTION: "incollection",
-        EntryType.THESIS: "thesis",
-        EntryType.REPORT: "report",
-        EntryType.MISC: "misc",
-    },
-}
-
-# Where the container title goes; types not listed use `howpublished`.
-_CONTAINER = {
-    "bibtex": {
-        EntryType.INPROCEEDINGS: "booktitle",
-        EntryType.INCOLLECTION: "booktitle",
-        EntryType.ARTICLE: "journal",
-    },
-    "biblatex": {
-        EntryType.INPROCEEDINGS: "booktitle",
-        EntryType.INCOLLECTION: "booktitle",
-        EntryType.ARTICLE: "journaltitle",
-    },
-}
-
-# Who publishes a thesis or a report is its school or institution.
-_PUBLISHER = {
-    "bibtex": {EntryType.THESIS: "school", EntryType.REPORT: "institution"},
-    "biblatex": {EntryType.THESIS: "institution", EntryType.REPORT: "institution"},
-}
 
 # Record.fields use BibTeX names; BibLaTeX renamed a few (and the reverse for BibTeX).
 _RENAMES = {
@@ -122,21 +79,24 @@ DISPLAY_ORDER = [
 ]
 """Field order within an entry; any other field follows in alphabetical order."""
 
-_LAYOUT = {
-    dialect: {
-        kind: (
-            ENTRY_TYPES[dialect][kind],
-            _CONTAINER[dialect].get(kind, "howpublished"),
-            _PUBLISHER[dialect].get(kind, "publisher"),
-            DISPLAY_ORDER.index(_CONTAINER[dialect].get(kind, "howpublished"))
-            < DISPLAY_ORDER.index("eventtitle"),
-        )
-        for kind in EntryType
-    }
-    for dialect in DIALECTS
-}
+
+def _layout(dialect: str, kind: EntryType) -> tuple[str, str, str, bool]:
+    row = types.row(kind)
+    biblatex = dialect == "biblatex"
+    name = types.biblatex_type(kind) if biblatex else row.bibtex
+    container = row.container or "howpublished"
+    if biblatex and container == "journal":
+        container = "journaltitle"
+    publisher = row.biblatex_publisher if biblatex else row.publisher
+    first = DISPLAY_ORDER.index(container) < DISPLAY_ORDER.index("eventtitle")
+    return name, container, publisher, first
+
+
+_LAYOUT = {dialect: {kind: _layout(dialect, kind) for kind in EntryType} for dialect in DIALECTS}
 """dialect -> entry type -> (BibTeX entry type, container field, publisher field, whether
-the container field comes before `eventtitle` in DISPLAY_ORDER)."""
+the container field comes before `eventtitle` in DISPLAY_ORDER), from the type table in
+bib/data/csl_biblatex.json (`bib.types`); a thesis's or report's kind and a BibTeX fallback
+type are settled per record (`_bibtex_type`)."""
 
 _FIELD_NAME = re.compile(r"[a-z][a-z0-9_:.+-]*")
 _NAME_NEEDS_BRACES = re.compile(r",|(?:^|\s)(?:and|others)(?:\s|$)", re.IGNORECASE)
@@ -209,7 +169,40 @@ def _entry(record: Record, dialect: str, ascii: bool, kinds: tuple[TagKind, ...]
         fields["note"] = DERIVED_TITLE_NOTE
     if record.fields:
         _put_extra_fields(record, fields, dialect, ascii)
+    if not biblatex and record.entry_type in _BIBTEX_TYPE_PER_RECORD:
+        _settle_bibtex_type(record, fields)
+    if record.entry_type is EntryType.PREPRINT and not record.arxiv_id:
+        fields.setdefault(types.SUBTYPE_FIELD, types.PREPRINT_SUBTYPE)
     return fields
+
+
+_BIBTEX_TYPE_PER_RECORD = frozenset(
+    kind
+    for kind in EntryType
+    if kind is not EntryType.PREPRINT
+    and (
+        kind.value != types.row(kind).bibtex or types.row(kind).bibtex_with_container != kind.value
+    )
+)
+"""Types whose classic BibTeX type depends on the record (a thesis's kind, a container) or
+is a fallback that an `entrytype` field must keep."""
+
+
+def _settle_bibtex_type(record: Record, fields: dict[str, str]) -> None:
+    """The classic BibTeX type of a record: `@mastersthesis` for a `type = {mathesis}`
+    (then implied, not written), `@incollection` for a biblatex `@inbook` with a book title,
+    a fallback (`@misc` with `entrytype = {online}`) for a type BibTeX lacks; a thesis's
+    institution is its `school`, which BibTeX requires."""
+    found = types.bibtex_type(
+        record.entry_type, fields.get("type", ""), bool(record.container_title)
+    )
+    fields["ENTRYTYPE"] = found.name
+    if found.kind_implied:
+        fields.pop("type", None)
+    if found.entrytype:
+        fields[types.ENTRYTYPE_FIELD] = found.entrytype
+    if record.entry_type is EntryType.THESIS and "school" not in fields and "institution" in fields:
+        fields["school"] = fields.pop("institution")
 
 
 def _put_notes(record: Record, fields: dict[str, str], biblatex: bool, ascii: bool) -> None:

@@ -20,7 +20,7 @@ from typing import Any
 from jsonschema import Draft7Validator
 
 import schema
-from bib import dates
+from bib import dates, types
 from bib.errors import BibError
 from bib.latex import clean, to_text
 from bib.readers.names import parse_name, split_names
@@ -40,16 +40,9 @@ from bib.writers.common import (
     with_new_keys,
 )
 
-CSL_TYPES = {
-    EntryType.INPROCEEDINGS: "paper-conference",
-    EntryType.ARTICLE: "article-journal",
-    EntryType.PREPRINT: "article",
-    EntryType.BOOK: "book",
-    EntryType.INCOLLECTION: "chapter",
-    EntryType.THESIS: "thesis",
-    EntryType.REPORT: "report",
-    EntryType.MISC: "document",
-}
+CSL_TYPES = {kind: types.row(kind).csl for kind in EntryType}
+"""Each record type's CSL type (bib/data/csl_biblatex.json); `entrysubtype` may say more
+(`bib.types.csl_type`)."""
 
 FIELD_VARIABLES = {
     "volume": "volume",
@@ -108,7 +101,10 @@ def _item(record: Record, kinds: tuple[TagKind, ...]) -> dict[str, Any]:
     # Written for speed (it runs once per record): a variable is set only when the record
     # has the attribute and its value is not empty; the order of keys is the output's.
     key = checked_key(record)
-    out: dict[str, Any] = {"id": key, "type": CSL_TYPES[record.entry_type], "citation-key": key}
+    kind = CSL_TYPES[record.entry_type]
+    if record.fields and (subtype := _field(record, types.SUBTYPE_FIELD)):
+        kind = types.csl_type(record.entry_type, subtype)
+    out: dict[str, Any] = {"id": key, "type": kind, "citation-key": key}
     if value := to_text(record.title):
         out["title"] = value
     if record.authors and (
@@ -178,13 +174,23 @@ def _venue_variables(
     return tuple((name, value) for name, value in variables if value)
 
 
+def _field(record: Record, name: str) -> str:
+    return next((value for field, value in record.fields if field.lower() == name), "")
+
+
 def _put_fields(record: Record, out: dict[str, Any]) -> dict[str, Any]:
     custom: dict[str, Any] = {}
-    for raw_name, raw_value in record.fields:
+    for raw_name, raw_value in sorted(record.fields, key=_number_first):
         name = raw_name.strip().lower()
         value = clean(raw_value)
         if not value:
             continue
+        if name == types.SUBTYPE_FIELD and types.subtype_is_type(record.entry_type, value):
+            continue  # it chose the CSL type
+        if name == "type":
+            value = types.genre(value)
+            if not value:
+                continue
         if name in _DATE_FIELDS:
             _put_date(out, _DATE_FIELDS[name], value)
             continue
@@ -214,6 +220,11 @@ def _put_fields(record: Record, out: dict[str, Any]) -> dict[str, Any]:
 
 
 _IN_SERIES = frozenset({EntryType.BOOK, EntryType.INCOLLECTION})
+
+
+def _number_first(pair: tuple[str, str]) -> bool:
+    """`number` before `issue`: an article with both has the issue "number, issue" (pandoc)."""
+    return pair[0].lower() == "issue"
 
 
 def _put_date(out: dict[str, Any], variable: str, value: str) -> None:
