@@ -21,7 +21,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import IO, BinaryIO, NamedTuple
 
-from bib import bidi, keys, merge, parallel, readers
+from bib import bidi, crossref, keys, merge, parallel, readers
 from bib.errors import BibError
 from bib.extract.methods import tag_methods
 from bib.extract.tags import tag_stream
@@ -240,10 +240,20 @@ class Spooled:
     keys: list[str]
     spool: Spool
     indices: Sequence[int]
+    parents: frozenset[str] = frozenset()
+    """Casefolded keys of crossref parents (`order` can put them last)."""
 
-    def order(self, sort_key: Callable[[str], str] = str) -> list[int]:
-        """Positions of the records sorted by key (as `run` sorts them), then by `sort_key`."""
+    def order(
+        self, sort_key: Callable[[str], str] = str, *, parents_last: bool = False
+    ) -> list[int]:
+        """Positions of the records sorted by key (as `run` sorts them), then by `sort_key`;
+        with `parents_last`, crossref parents after all others."""
         by_key = sorted(range(len(self.keys)), key=self.keys.__getitem__)
+        if parents_last and self.parents:
+            folded = self.parents
+            return sorted(
+                by_key, key=lambda i: (self.keys[i].casefold() in folded, sort_key(self.keys[i]))
+            )
         return sorted(by_key, key=lambda i: sort_key(self.keys[i]))
 
     def records(self, order: Iterable[int]) -> Iterator[Record]:
@@ -352,6 +362,7 @@ def _spool(
     bases: list[tuple[str, str]] = []
     lookalikes: list[merge.Lookalike] = []
     derived = bytearray()
+    parents: set[str] = set()
     wanted = array("q")
 
     def prepare(records: Iterable[Record]) -> Iterator[Prepared]:
@@ -362,6 +373,7 @@ def _spool(
                 record.title_derived,
                 merge.lookalike(record),
                 encode(record),
+                crossref.parent_key(record),
             )
 
     def keep(items: Iterable[Prepared]) -> Iterator[None]:
@@ -371,6 +383,8 @@ def _spool(
             bases.append((item.id, item.base_key))
             lookalikes.append(item.lookalike)
             derived.append(item.title_derived)
+            if item.parent:
+                parents.add(item.parent)
             yield
 
     def identities() -> Iterator[list[str]]:
@@ -401,19 +415,20 @@ def _spool(
             report(line)
     stats.titles_derived = sum(derived[i] for i in wanted)
     chosen = keys.unique_keys([bases[i] for i in wanted], pinned)
-    return Spooled(stats, chosen, done, wanted)
+    return Spooled(stats, chosen, done, wanted, frozenset(parents))
 
 
 class Prepared(NamedTuple):
     """What the spool needs of an extracted record: its id, the key it would have alone,
     whether its title is derived, what a possible duplicate would be told by, and what
-    `encode` made of it."""
+    `encode` made of it, and the key of its crossref parent."""
 
     id: str
     base_key: str
     title_derived: bool
     lookalike: merge.Lookalike
     data: bytes
+    parent: str = ""
 
 
 PARALLEL_AFTER = 2_000

@@ -147,7 +147,9 @@ def _write(
         staged = [(path, fmt, _stage_file(path, cleanup)) for path, fmt in targets]
         passes: list[tuple[list[int], list[tuple[str, IO[str]]]]] = []
         for _, fmt, handle in staged:
-            order = spooled.order(writers.order_key(fmt))
+            order = spooled.order(
+                writers.order_key(fmt), parents_last=writers.writer(fmt).parents_last
+            )
             same = next((p for p in passes if p[0] == order), None)
             if same is None:
                 passes.append((order, [(fmt, handle)]))

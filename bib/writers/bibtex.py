@@ -478,6 +478,7 @@ BIBTEX = Writer(
     layout=LAYOUT,
     order_key=order_key,
     entry_text=_bibtex_entry,
+    parents_last=True,
 )
 BIBLATEX = Writer(
     name="biblatex",
@@ -486,4 +487,5 @@ BIBLATEX = Writer(
     layout=LAYOUT,
     order_key=order_key,
     entry_text=_biblatex_entry,
+    parents_last=True,
 )

@@ -181,3 +181,6 @@ class Writer:
     layout: Layout
     order_key: Callable[[str], str]
     entry_text: Callable[[Record, WriteOptions], str]
+    parents_last: bool = False
+    """Whether crossref parents follow every other entry (BibTeX finds a parent only after
+    its children: "a bad cross reference" otherwise)."""
