@@ -5,10 +5,12 @@ inheritance rules (biblatex manual, appendix B): a book's, collection's or proce
 `title` becomes the `booktitle` of an `@inbook`, `@incollection` or `@inproceedings`, a
 multi-volume work's `title` its `maintitle`, a periodical's `title` an article's
 `journaltitle`; the fields biber never inherits (`ids`, `crossref`, `label`, `options`,
-`shorthand`, ...) stay the parent's. An `xdata` entry gives every field as it is. The child
-keeps its `crossref` field, so BibTeX output still cross-references (parents are written
-after their children, as BibTeX requires: `bib.writers`); CSL-JSON and Zotero get the
-inherited values. A child whose parent is not in the file is reported and kept as it is.
+`shorthand`, ...) stay the parent's, and so does its DOI, which names the parent and
+would make the child the same work (`bib.merge`). An `xdata` entry gives every field as
+it is. The child keeps its `crossref` field, so BibTeX output still cross-references
+(parents are written after their children, as BibTeX requires: `bib.writers`); CSL-JSON
+and Zotero get the inherited values. A child whose parent is not in the file is reported
+and kept as it is.
 """
 
 from __future__ import annotations
@@ -87,7 +89,7 @@ def inherit(child: Record, parent: Record, *, as_xdata: bool = False) -> Record:
         changes["title"] = parent.title
     if not child.container_title and "container_title" not in changes and parent.container_title:
         changes["container_title"] = parent.container_title
-    for name in ("event_title", "publisher", "series", "doi", "venue"):
+    for name in ("event_title", "publisher", "series", "venue"):
         if not getattr(child, name) and getattr(parent, name):
             changes[name] = getattr(parent, name)
     if child.year is None and parent.year is not None:

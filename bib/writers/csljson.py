@@ -20,11 +20,12 @@ from typing import Any
 from jsonschema import Draft7Validator
 
 import schema
-from bib import dates, types
+from bib import dates, subtitles, types
 from bib.errors import BibError
 from bib.latex import clean, to_text
 from bib.readers.names import parse_name, split_names
 from bib.record import ET_AL, EntryType, Record, TagKind
+from bib.subtitles import PART_FIELDS
 from bib.writers.common import (
     DEFAULT_TAG_KINDS,
     DERIVED_TITLE_NOTE,
@@ -142,6 +143,8 @@ def _item(record: Record, kinds: tuple[TagKind, ...]) -> dict[str, Any]:
     elif record.title_derived:  # the common case, with no sentences to join
         out["note"] = DERIVED_TITLE_NOTE
     custom = _put_fields(record, out) if record.fields else {}
+    if record.fields and not PART_FIELDS.isdisjoint(name for name, _ in record.fields):
+        _join_titles(record, out)
     if record.arxiv_id:
         custom["arxiv"] = clean(record.arxiv_id)
     if custom:
@@ -174,6 +177,17 @@ def _venue_variables(
     return tuple((name, value) for name, value in variables if value)
 
 
+def _join_titles(record: Record, out: dict[str, Any]) -> None:
+    """The subtitle and title addon into the title, a book's or journal's into the
+    container title (`bib.subtitles`)."""
+    parts = {name: clean(value) for name, value in record.fields if name in PART_FIELDS}
+    if "title" in out:
+        out["title"] = subtitles.joined(out["title"], parts, subtitles.TITLE)
+    if "container-title" in out:
+        for container in subtitles.CONTAINER:
+            out["container-title"] = subtitles.joined(out["container-title"], parts, container)
+
+
 def _field(record: Record, name: str) -> str:
     return next((value for field, value in record.fields if field.lower() == name), "")
 
@@ -185,6 +199,8 @@ def _put_fields(record: Record, out: dict[str, Any]) -> dict[str, Any]:
         value = clean(raw_value)
         if not value:
             continue
+        if name in PART_FIELDS:
+            continue  # part of a title (`_join_titles`)
         if name == types.SUBTYPE_FIELD and types.subtype_is_type(record.entry_type, value):
             continue  # it chose the CSL type
         if name == "type":
