@@ -16,7 +16,7 @@ from typing import Any
 import jsonschema
 
 import schema
-from bib import dates, strict_json, types, venues
+from bib import dates, strict_json, types, variables, venues
 from bib.errors import BibError
 from bib.extract.urls import role
 from bib.identity import normalize_arxiv, record_id, strip_doi
@@ -77,13 +77,14 @@ def _further_fields(item: dict[str, Any]) -> dict[str, str]:
     for variable, value in item.items():
         if variable in _ATTRIBUTES or value in (None, "", [], {}):
             continue
-        if variable in table["names"]:
+        kind = variables.kinds().get(variable, "text")
+        if kind == "name":
             if authors := _authors(value):
-                out[table["names"][variable]] = names.format_names(authors)
-        elif variable in table["dates"]:
+                out[table["names"].get(variable, variable)] = names.format_names(authors)
+        elif kind == "date":
             text = dates.from_csl(value)
             if text and (variable != "issued" or not _TEXT_YEAR.fullmatch(text)):
-                out[table["dates"][variable]] = text
+                out[table["dates"].get(variable, variable)] = text
         elif isinstance(value, str | int | float):
             name = table["fields"].get(variable, variable.lower())
             if variable == "genre":
@@ -97,7 +98,7 @@ def _further_fields(item: dict[str, Any]) -> dict[str, str]:
 _TEXT_YEAR = re.compile(r"-?\d{1,4}")
 _ATTRIBUTES = frozenset(
     "id type citation-key title abstract author DOI URL container-title keyword note custom "  # noqa: SIM905
-    "event-title event publisher collection-title".split()
+    "event-title publisher collection-title".split()
 )
 """Variables read into Record attributes (the rest go to Record.fields)."""
 
@@ -133,6 +134,8 @@ def _record(item: dict[str, Any], path: str, line: int | None) -> Record:
     container = _text(item.get("container-title"))
     keywords = [k.strip() for k in _text(item.get("keyword")).split(",") if k.strip()]
     extra = _further_fields(item)
+    if "event-title" not in item:
+        extra.pop("event", None)  # the event's name (CSL 1.0.1): Record.event_title
     if subtype:
         extra[types.SUBTYPE_FIELD] = subtype
     note, derived, note_links = split_note(_text(item.get("note")))

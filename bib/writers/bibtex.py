@@ -288,7 +288,7 @@ def _put_extra_fields(record: Record, fields: dict[str, str], dialect: str, asci
             value = _DATE_PARTS[name](dialect, value, fields)
             if not value:
                 continue
-            if name == "date" and dialect == "biblatex":
+            if name == "date":
                 fields["date"] = value  # the whole date, where the year stood alone
                 continue
         name = _RENAMES[dialect].get(name, name)
@@ -307,21 +307,37 @@ def _put_extra_fields(record: Record, fields: dict[str, str], dialect: str, asci
 
 def _date_field(dialect: str, value: str, fields: dict[str, str]) -> str:
     """A whole `date`: kept for BibLaTeX; for BibTeX (which has `year`, set already) its month
-    goes into `month`."""
+    goes into `month`, and the date is kept too when it says more (a day, a range), which
+    BibTeX ignores and the record reads back."""
     if dialect == "biblatex":
         return value
     found = dates.parts(value)
     if found and len(found[0]) > 1 and "month" not in fields:
         fields["month"] = _MONTH_NAMES[found[0][1] - 1]
+    if found and (len(found) > 1 or len(found[0]) > 2):
+        return value
     return ""
 
 
 def _month_field(dialect: str, value: str, fields: dict[str, str]) -> str:
-    """`month`: a number for BibLaTeX (which requires one), the English name for BibTeX."""
+    """`month`: a number for BibLaTeX (which requires one), the English name for BibTeX.
+    A month that is no month (`Summer`, `June--August`) is, for BibLaTeX, the `issue` of
+    an article (biblatex's field for such designations) or else part of the `addendum`:
+    as `month`, biber and biblatex warn and print nothing."""
     month = dates.month_number(value)
-    if month is None:
+    if month is not None:
+        return str(month) if dialect == "biblatex" else _MONTH_NAMES[month - 1]
+    if dialect != "biblatex":
         return value
-    return str(month) if dialect == "biblatex" else _MONTH_NAMES[month - 1]
+    text = escape(value)
+    if fields["ENTRYTYPE"] in _ISSUE_TYPES and "issue" not in fields:
+        fields["issue"] = text
+    elif text:
+        fields["addendum"] = join_sentences([fields.get("addendum", ""), text])
+    return ""
+
+
+_ISSUE_TYPES = frozenset({"article", "periodical", "suppperiodical"})
 
 
 _DATE_PARTS = {"date": _date_field, "month": _month_field}

@@ -20,7 +20,7 @@ from typing import Any
 from jsonschema import Draft7Validator
 
 import schema
-from bib import dates, subtitles, types
+from bib import dates, subtitles, types, variables
 from bib.errors import BibError
 from bib.latex import clean, to_text
 from bib.readers.names import parse_name, split_names
@@ -222,8 +222,18 @@ def _put_fields(record: Record, out: dict[str, Any]) -> dict[str, Any]:
             if variable not in out and (names := _parse_names(value)):
                 out[variable] = names
             continue
+        elif name == "organization" and "publisher" in out:
+            variable = "authority"  # a second publisher: CSL's authority (biblatex-csl)
         else:
-            variable = FIELD_VARIABLES.get(name, "")
+            variable = FIELD_VARIABLES.get(name, "") or variables.by_field().get(name, "")
+            kind = variables.kinds().get(variable, "text")
+            if kind == "date":
+                out.setdefault(variable, dates.to_csl(value))
+                continue
+            if kind == "name":
+                if variable not in out and (names := _parse_names(value)):
+                    out[variable] = names
+                continue
         if variable == "page":
             value = value.replace("\u2013", "-")  # CSL ranges take a hyphen (citeproc-js)
         if variable == "issue" and "issue" in out:
