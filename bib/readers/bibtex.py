@@ -25,7 +25,7 @@ from bib.record import Author, EntryType, Link, Record, Source, Tag, TagKind
 _CONSUMED = frozenset(
     "ENTRYTYPE ID title author booktitle journal journaltitle eventtitle publisher series "  # noqa: SIM905
     "year abstract url doi eprint archiveprefix eprinttype primaryclass keywords "
-    "note venue key entrytype".split()
+    "note key entrytype".split()
 )
 # `key` only tells BibTeX styles how to label and sort an authorless entry; the writer
 # derives it again (from the method name or title), so it is not kept as an extra field.

@@ -73,8 +73,9 @@ def _further_fields(item: dict[str, Any]) -> dict[str, str]:
     bib/data/csl_biblatex.json); a variable the table lacks keeps its CSL name, so that no
     variable is dropped."""
     table = dates.mapping()
+    article = str(item.get("type", "")).startswith("article-")
     out: dict[str, str] = {}
-    for variable, value in item.items():
+    for variable, value in sorted(item.items(), key=_numbers_first):
         if variable in _ATTRIBUTES or value in (None, "", [], {}):
             continue
         kind = variables.kinds().get(variable, "text")
@@ -87,6 +88,8 @@ def _further_fields(item: dict[str, Any]) -> dict[str, str]:
                 out[table["dates"].get(variable, variable)] = text
         elif isinstance(value, str | int | float):
             name = table["fields"].get(variable, variable.lower())
+            if article:
+                name = table["article_fields"].get(variable, name)
             if variable == "genre":
                 value = types.kind_of_genre(_text(value))
             if name == "number" and "number" in out:  # a report's number and a series'
@@ -95,6 +98,13 @@ def _further_fields(item: dict[str, Any]) -> dict[str, str]:
     return out
 
 
+def _numbers_first(pair: tuple[str, Any]) -> int:
+    """`number`, then `collection-number`, then `issue`: the first takes BibLaTeX's `number`,
+    the others their own CSL names when it is taken."""
+    return _NUMBER_ORDER.get(pair[0], 0)
+
+
+_NUMBER_ORDER = {"number": -3, "collection-number": -2, "issue": -1}
 _TEXT_YEAR = re.compile(r"-?\d{1,4}")
 _ATTRIBUTES = frozenset(
     "id type citation-key title abstract author DOI URL container-title keyword note custom "  # noqa: SIM905

@@ -84,6 +84,11 @@ _NAME_FIELDS = {field: variable for variable, field in dates.mapping()["names"].
 _DATE_FIELDS = {field: variable for variable, field in dates.mapping()["dates"].items()}
 FIELD_VARIABLES |= {
     field: variable
+    for variable, field in dates.mapping()["article_fields"].items()
+    if variable != "about"
+}
+FIELD_VARIABLES |= {
+    field: variable
     for variable, field in dates.mapping()["fields"].items()
     if field not in FIELD_VARIABLES and variable != "collection-number"
 }
@@ -217,12 +222,19 @@ def _put_fields(record: Record, out: dict[str, Any]) -> dict[str, Any]:
             variable = "issue" if record.entry_type == EntryType.ARTICLE else "number"
             if record.series and record.entry_type in _IN_SERIES:
                 variable = "collection-number"
+            if variable in out or _field(record, variable):
+                variable = "number"  # the variable is given itself: this is CSL's number
         elif name in _NAME_FIELDS:
             variable = _NAME_FIELDS[name]
             if variable not in out and (names := _parse_names(value)):
                 out[variable] = names
             continue
-        elif name == "organization" and "publisher" in out:
+        elif name == "howpublished":
+            # where the .bib writers put the container of a type that has no container field
+            variable = "container-title" if not types.row(record.entry_type).container else ""
+        elif name == "organization" and (
+            "publisher" in out or _field(record, "school") or _field(record, "institution")
+        ):
             variable = "authority"  # a second publisher: CSL's authority (biblatex-csl)
         else:
             variable = FIELD_VARIABLES.get(name, "") or variables.by_field().get(name, "")
