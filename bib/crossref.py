@@ -112,7 +112,7 @@ def inherit(child: Record, parent: Record, *, as_xdata: bool = False) -> Record:
         fields["maintitle"] = parent.title
     if as_xdata:
         fields.pop("xdata", None)
-    if len(fields) != len(child.fields):
+    if fields != dict(child.fields):
         changes["fields"] = tuple(sorted(fields.items()))
     return evolve(child, **changes) if changes else child
 
