@@ -222,8 +222,8 @@ def _put_fields(record: Record, out: dict[str, Any]) -> dict[str, Any]:
             variable = "issue" if record.entry_type == EntryType.ARTICLE else "number"
             if record.series and record.entry_type in _IN_SERIES:
                 variable = "collection-number"
-            if variable in out or _field(record, variable):
-                variable = "number"  # the variable is given itself: this is CSL's number
+            if variable == "collection-number" and _field(record, variable):
+                variable = "number"  # the series number is given itself: this is CSL's number
         elif name in _NAME_FIELDS:
             variable = _NAME_FIELDS[name]
             if variable not in out and (names := _parse_names(value)):
