@@ -112,7 +112,9 @@ def _record(entry: dict[str, str], path: str, line: int) -> Record:
     extra = tuple(
         (name, _field_value(name, value))
         for name, value in sorted(entry.items())
-        if name not in _CONSUMED and value.strip() and not _bare_year(name, value)
+        if (name not in _CONSUMED or (name == "year" and year is None))
+        and value.strip()
+        and not _bare_year(name, value)
     )
     extra = tuple((n, v) for n, v in extra if n != "addendum") + (
         (("addendum", addendum),) if addendum else ()

@@ -218,6 +218,9 @@ def _put_fields(record: Record, out: dict[str, Any]) -> dict[str, Any]:
         if name == "month":
             _put_month(out, value)
             continue
+        if name == "year":  # a year that is no number (`20xx`): the record has none
+            out.setdefault("issued", {"literal": value})
+            continue
         if name == "number":
             variable = "issue" if record.entry_type == EntryType.ARTICLE else "number"
             if record.series and record.entry_type in _IN_SERIES:
