@@ -21,6 +21,7 @@ import schema
 from annotations.store import Entry, Note, Status
 from bib import strict_json
 from bib.errors import BibError
+from bib.latex import Latex, escape
 from bib.record import Record
 
 SCHEMA = "annotations.schema.json"
@@ -39,12 +40,29 @@ def notes_text(notes: Iterable[Note]) -> str:
     return "\n\n".join(n.body.strip() for n in notes if not n.deleted)
 
 
-def reference_fields(entry: Entry, fmt: str) -> tuple[tuple[str, str], ...]:
-    """The BibTeX/BibLaTeX fields that carry a paper's annotations (JabRef-compatible)."""
+def live_notes(notes: Iterable[Note]) -> list[str]:
+    """The bodies of a paper's live notes, oldest first, without surrounding blank lines."""
+    return [body for n in notes if not n.deleted and (body := n.body.strip())]
+
+
+def notes_field(imported: Iterable[str], notes: Iterable[str]) -> Latex:
+    """BibTeX `annote` / BibLaTeX `annotation`: each imported note field (plain text, as the
+    reader decoded it) and each of our markdown notes as its own LaTeX paragraph, the
+    markdown rendered (emphasis, lists, links, code) for annotated-bibliography styles."""
+    from bib.latex.markdown import PARAGRAPH, notes_to_latex
+
+    kept = [text for text in dict.fromkeys(t.strip() for t in imported) if text]
+    ours = [note for note in dict.fromkeys(notes) if note not in kept]
+    parts = [escape(text) for text in kept]
+    if rendered := notes_to_latex(ours):
+        parts.append(rendered)
+    return Latex(PARAGRAPH.join(parts))
+
+
+def reference_fields(entry: Entry) -> tuple[tuple[str, str], ...]:
+    """The JabRef-compatible fields of a paper's rating, status and groups (the notes go
+    into `annote`/`annotation` through `notes_field`)."""
     fields: list[tuple[str, str]] = []
-    text = notes_text(entry.notes)
-    if text:
-        fields.append((NOTE_FIELD[fmt], text))
     if entry.rating:
         fields.append(("ranking", f"rank{entry.rating}"))
     if entry.status in JABREF_READSTATUS:
@@ -58,10 +76,10 @@ def annotated_record(entry: Entry, fmt: str) -> Record:
     """The entry's record with its annotations in `Record.fields`.
 
     A field the record was imported with (say a JabRef `annote`) is never dropped: our
-    notes are appended to an imported note field, and our rating, status and groups
-    replace imported ones only when we have a value.
+    notes follow an imported note field as paragraphs of their own, and our rating, status
+    and groups replace imported ones only when we have a value.
     """
-    ours = dict(reference_fields(entry, fmt))
+    ours = dict(reference_fields(entry))
     note_names = {"annote", "annotation"}
     fields: list[tuple[str, str]] = []
     imported_notes: list[str] = []
@@ -71,9 +89,7 @@ def annotated_record(entry: Entry, fmt: str) -> Record:
             imported_notes.append(value)
         elif lower not in ours:
             fields.append((name, value))
-    notes = [*imported_notes, ours.pop(NOTE_FIELD[fmt], "")]
-    text = "\n\n".join(dict.fromkeys(n for n in notes if n.strip()))
-    if text:
+    if text := notes_field(imported_notes, live_notes(entry.notes)):
         fields.append((NOTE_FIELD[fmt], text))
     fields.extend(ours.items())
     return dataclasses.replace(entry.record, fields=tuple(fields))

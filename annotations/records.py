@@ -77,7 +77,7 @@ def assign_keys(store: Store, records: Sequence[Record]) -> list[Record]:
 def edit_text(record: Record, fmt: str) -> str:
     """The record as the user edits it: one BibLaTeX entry, or YAML."""
     if fmt == "yaml":
-        import yaml  # type: ignore[import-untyped]
+        import yaml
 
         data = {
             name: value for name, value in codec.to_dict(record).items() if name in _YAML_FIELDS

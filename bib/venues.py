@@ -63,7 +63,8 @@ class Venue:
 @cache
 def table() -> dict[str, dict[str, Any]]:
     text = resources.files("bib").joinpath("data/venues.json").read_text(encoding="utf-8")
-    return json.loads(text)["venues"]
+    venues: dict[str, dict[str, Any]] = json.loads(text)["venues"]
+    return venues
 
 
 @cache

@@ -11,4 +11,7 @@ from typing import Any
 @cache
 def load(name: str) -> dict[str, Any]:
     """Load a schema by file name, e.g. `load("csl-data.json")`."""
-    return json.loads(resources.files(__name__).joinpath(name).read_text(encoding="utf-8"))
+    schema: dict[str, Any] = json.loads(
+        resources.files(__name__).joinpath(name).read_text(encoding="utf-8")
+    )
+    return schema

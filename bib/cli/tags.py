@@ -8,6 +8,7 @@ import sys
 from collections import Counter
 from collections.abc import Collection, Sequence
 from pathlib import Path
+from typing import TypedDict
 
 import click
 from rich.console import Console
@@ -174,7 +175,16 @@ ONE_PER_RECORD = (TagKind.METHOD, TagKind.CODE)
 """Kinds whose values are (nearly) unique per record: counted as one row, "has one"."""
 
 
-def tag_counts(records: Sequence[Record], kinds: Sequence[TagKind]) -> list[dict[str, object]]:
+class TagCount(TypedDict):
+    """One row of `bib tags --stats`: a tag and how many records carry it."""
+
+    kind: str
+    value: str
+    label: str
+    records: int
+
+
+def tag_counts(records: Sequence[Record], kinds: Sequence[TagKind]) -> list[TagCount]:
     """How many records carry each tag, most frequent first within each kind."""
     counts: Counter[tuple[TagKind, str]] = Counter()
     labels: dict[tuple[TagKind, str], str] = {}
@@ -190,7 +200,7 @@ def tag_counts(records: Sequence[Record], kinds: Sequence[TagKind]) -> list[dict
     order = {kind: i for i, kind in enumerate(KIND_ORDER)}
     ranked = sorted(counts.items(), key=lambda kv: (order[kv[0][0]], -kv[1], kv[0][1]))
     return [
-        {"kind": kind.value, "value": value, "label": labels[(kind, value)], "records": n}
+        TagCount(kind=kind.value, value=value, label=labels[(kind, value)], records=n)
         for (kind, value), n in ranked
     ]
 
@@ -203,27 +213,27 @@ def _stats(console: Console, records: Sequence[Record], kinds: Sequence[TagKind]
     table.add_column("records", justify="right", no_wrap=True)
     table.add_column("share", justify="right", no_wrap=True)
     table.add_column("", no_wrap=True, max_width=BAR)
-    most = max((int(row["records"]) for row in rows), default=1)
+    most = max((row["records"] for row in rows), default=1)
     shown: Counter[str] = Counter()
     hidden: Counter[str] = Counter()
     for row in rows:
-        kind = TagKind(str(row["kind"]))
+        kind = TagKind(row["kind"])
         if shown[kind.value] >= top:
             hidden[kind.value] += 1
             continue
         shown[kind.value] += 1
-        n = int(row["records"])
+        n = row["records"]
         bar = "\u2588" * max(1, round(BAR * n / most))
         table.add_row(
             kind.value,
-            str(row["value"]),
+            row["value"],
             str(n),
             f"{100 * n / max(len(records), 1):.0f}%",
             Text(bar, style=STYLES.get(kind, "")),
         )
     console.print(table)
-    for kind, n in hidden.items():
-        console.print(f"... and {n} more {kind} tags (--top N shows more, --json all)")
+    for name, n in hidden.items():
+        console.print(f"... and {n} more {name} tags (--top N shows more, --json all)")
 
 
 @click.command("tags")

@@ -10,7 +10,9 @@ understand is a literal character: a LaTeX command outside the whitelist prints 
 (`\\input` never runs), and a brace outside math or a whitelisted command's argument prints as
 a brace (`\\textbraceleft{}`, never `\\{`, which BibTeX, biber and pybtex count as a real brace).
 
-Import from here: the submodules are this package's inside.
+Import from here: the submodules are this package's inside. The one exception is
+`bib.latex.markdown` (reading notes in markdown -> LaTeX), imported where notes are exported
+so that markdown-it-py is not loaded by every conversion.
 The rules are written down in docs/formats.md.
 """
 
@@ -28,6 +30,7 @@ from bib.latex.markup import (
     parse,
 )
 from bib.latex.tolatex import (
+    Latex,
     ascii_table,
     escape,
     escape_clean,
@@ -43,6 +46,7 @@ __all__ = [
     "ASCII_FALLBACK",
     "MAX_DEPTH",
     "MAX_SPAN",
+    "Latex",
     "Link",
     "Logo",
     "Math",

@@ -429,7 +429,7 @@ def _parse(src: _Source, start: int, end: int, depth: int) -> list[Node]:
         items.append(s[pos:end])
     if delims:
         return _emphasis(items)
-    return _literal(items) if len(items) > 1 else items
+    return _literal(items)
 
 
 _ASCII_PUNCT = frozenset(string.punctuation)
@@ -469,9 +469,7 @@ def _emphasis(items: list[Node | _Delim]) -> list[Node]:
             opener = out[at]
             assert isinstance(opener, _Delim)
             use = 2 if opener.count >= 2 and item.count >= 2 else 1
-            inner = out[at + 1 :]
-            if len(inner) != 1 or type(inner[0]) is _Delim:
-                inner = _literal(inner)
+            inner = _literal(out[at + 1 :])
             del out[at + 1 :]
             for other in openers.values():
                 while other and other[-1] > at:
@@ -495,7 +493,7 @@ def _literal(items: list[Node | _Delim]) -> list[Node]:
     """Unpaired delimiters become text; adjacent text joins (so that `\\'eA` is one word)."""
     out: list[Node] = []
     for item in items:
-        text = item.char * item.count if type(item) is _Delim else item
+        text = item.char * item.count if isinstance(item, _Delim) else item
         if type(text) is str and out and type(out[-1]) is str:
             out[-1] += text
         else:

@@ -152,7 +152,12 @@ _RECORD_ESCAPES = {
     "{": "\\{",
     "}": "\\}",
 }
-_LIGATURES = (("---", "\u2014"), ("--", "\u2013"), ("``", "\u201c"), ("''", "\u201d"))
+_LIGATURES: tuple[tuple[str, str], ...] = (
+    ("---", "\u2014"),
+    ("--", "\u2013"),
+    ("``", "\u201c"),
+    ("''", "\u201d"),
+)
 _LIGATURES += (("!`", "\u00a1"), ("?`", "\u00bf"))
 _LIGATURE_SHOWN = dict(_LIGATURES)
 _LIGATURE = re.compile("|".join(re.escape(source) for source, _ in _LIGATURES))

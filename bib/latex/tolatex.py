@@ -32,6 +32,13 @@ from bib.latex.tables import _STYLE_LATEX
 from bib.latex.totext import _plain
 
 
+class Latex(str):
+    """A value that is LaTeX already (rendered reading notes): the BibTeX writer puts it into
+    its field as it is, where any other text is escaped."""
+
+    __slots__ = ()
+
+
 def to_latex(text: str, *, ascii: bool = False, protect: bool = False) -> str:
     """Record text (markdown, math, a few LaTeX commands) -> a LaTeX-safe BibTeX value.
 
@@ -160,7 +167,8 @@ def ascii_table() -> dict[str, str]:
     builds bib/data/latex_ascii.json, and a toolchain test compiles all of it.
     """
     data = resources.files("bib").joinpath("data/latex_ascii.json").read_text(encoding="utf-8")
-    return json.loads(data)
+    table: dict[str, str] = json.loads(data)
+    return table
 
 
 @lru_cache(maxsize=4096)

@@ -17,7 +17,16 @@ from bibtexparser.bibdatabase import BibDatabase
 from bibtexparser.bwriter import BibTexWriter
 
 from bib import dates, types
-from bib.latex import escape, escape_clean, link, to_latex, to_text, url_value, verbatim_value
+from bib.latex import (
+    Latex,
+    escape,
+    escape_clean,
+    link,
+    to_latex,
+    to_text,
+    url_value,
+    verbatim_value,
+)
 from bib.readers.names import NAME_LISTS, parse_names
 from bib.record import ET_AL, Author, EntryType, Record, TagKind
 from bib.writers.common import (
@@ -294,7 +303,9 @@ def _put_extra_fields(record: Record, fields: dict[str, str], dialect: str, asci
         name = _RENAMES[dialect].get(name, name)
         if name in taken or name in ("entrytype", "id"):
             continue
-        if name in NAME_LISTS:
+        if type(value) is Latex:  # rendered reading notes (bib.latex.markdown)
+            safe: str = value
+        elif name in NAME_LISTS:
             safe = " and ".join(filter(None, (_name(a, ascii) for a in parse_names(value))))
         elif name in _VERBATIM_FIELDS:
             safe = url_value(value)
@@ -402,7 +413,7 @@ def dumps(entries: list[dict[str, str]]) -> str:
     writer.indent = "  "
     writer.display_order = DISPLAY_ORDER
     writer.order_entries_by = ("ID",)
-    text = writer.write(database)
+    text: str = writer.write(database)
     return text if not text or text.endswith("\n") else text + "\n"
 
 

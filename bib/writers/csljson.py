@@ -393,7 +393,7 @@ def dumps(items: Iterable[dict[str, Any]]) -> str:
     return _pretty(items, "") + "\n"
 
 
-_encode_string = json.encoder.encode_basestring  # type: ignore[attr-defined]
+_encode_string = json.encoder.encode_basestring
 
 
 def _pretty_item(value: dict[str, Any]) -> str:
