@@ -388,9 +388,6 @@ def _name(author: Author, ascii: bool) -> str:
     if author.literal or not author.family:
         whole = escape(author.literal or author.given, ascii=ascii)
         return "{" + whole + "}" if whole else ""
-    if "," in author.family and author.given and not author.suffix:
-        # `Given {Family, with commas}`: biber refuses a braced comma before the given name
-        return f"{_name_part(author.given, ascii)} {{{escape(author.family, ascii=ascii)}}}"
     parts = [_name_part(author.family, ascii)]
     if author.suffix:
         parts.append(_name_part(author.suffix, ascii))
