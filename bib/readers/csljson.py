@@ -90,6 +90,8 @@ def _further_fields(item: dict[str, Any]) -> dict[str, str]:
             name = table["fields"].get(variable, variable.lower())
             if article:
                 name = table["article_fields"].get(variable, name)
+            elif variable == "collection-number" and not item.get("collection-title"):
+                name = variable  # biblatex's number is a series number only beside a series
             if variable == "genre":
                 value = types.kind_of_genre(_text(value))
             if name == "number" and "number" in out:  # a report's number and a series'
