@@ -100,9 +100,9 @@ def test_doi_gives_the_id_and_booktitle_the_venue(records):
         ("techreport", EntryType.REPORT),
         ("inbook", EntryType.INBOOK),
         ("online", EntryType.ONLINE),
-            ("manual", EntryType.MANUAL),
-            ("conference", EntryType.INPROCEEDINGS),
-            ("nonsense", EntryType.MISC),
+        ("manual", EntryType.MANUAL),
+        ("conference", EntryType.INPROCEEDINGS),
+        ("nonsense", EntryType.MISC),
     ],
 )
 def test_entry_types_are_mapped(records, bibtype, expected):

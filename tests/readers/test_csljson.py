@@ -65,8 +65,8 @@ def test_known_variables_and_custom_go_into_fields(records):
         ("article", EntryType.PREPRINT),
         ("chapter", EntryType.INCOLLECTION),
         ("webpage", EntryType.ONLINE),
-            ("software", EntryType.SOFTWARE),
-            ("document", EntryType.MISC),
+        ("software", EntryType.SOFTWARE),
+        ("document", EntryType.MISC),
     ],
 )
 def test_types_are_mapped(records, csl_type, expected):
