@@ -22,7 +22,9 @@ from bib import pipeline, writers
 
 pytestmark = pytest.mark.slow
 
-MAX_BYTES = 1_000_000
+MAX_BYTES = 300_000
+"""Files up to this size: a thousand entries, four compilations in about a minute on a quiet
+machine (the corpus test reads the larger ones)."""
 LEFT_OUT = {
     "jbtest.bib": "Latin-1, refused with one error line (tests/fidelity/test_corpus.py)",
     "archaeologie-bibancient.bib": "plainnat's labels overflow past `z` for its 30 yearless "
@@ -63,31 +65,27 @@ def _texlive_files() -> list[Path]:
     ]
 
 
-def _entries(path: Path) -> dict[str, str]:
-    """Citation key (lower case) -> source entry type, of every entry of a file."""
-    found = {}
+def _entries(path: Path) -> list[tuple[str, str]]:
+    """(citation key in lower case, source entry type) of every entry of a file, in order."""
+    found = []
     for match in _ENTRY.finditer(path.read_bytes()):
         kind = match.group(1).decode().lower()
         if kind not in ("string", "preamble", "comment"):
-            found[match.group(2).decode("utf-8", "replace").lower()] = kind
+            found.append((match.group(2).decode("utf-8", "replace").lower(), kind))
     return found
 
 
 def _disjoint(paths: list[Path]) -> tuple[list[Path], dict[str, str]]:
-    """The files, in order, that share no key with an earlier one nor repeat one."""
-    chosen, types = [], {}
+    """The files, in order, that repeat no key and share none with an earlier one."""
+    chosen: list[Path] = []
+    types: dict[str, str] = {}
     for path in paths:
-        entries = _entries(path)
-        count = len(_ENTRY.findall(path.read_bytes()))
-        if types.keys() & entries.keys() or count != len(entries) + _directives(path):
+        entries = dict(_entries(path))
+        if len(entries) != len(_entries(path)) or types.keys() & entries.keys():
             continue
         chosen.append(path)
         types |= entries
     return chosen, types
-
-
-def _directives(path: Path) -> int:
-    return len(re.findall(rb"@\s*(?i:string|preamble|comment)\s*[{(]", path.read_bytes()))
 
 
 @pytest.fixture(scope="module")
@@ -145,6 +143,8 @@ def _normal(line: str) -> str:
     """A warning without what differs between two runs of the same data: file names, line
     numbers, temp paths."""
     line = re.sub(r"/tmp/\S+", "TMP", line)
+    # the same name, written Family-first by us: biber refuses it in both (too many commas)
+    line = re.sub(r'Name ".*" has too many commas', "Name N has too many commas", line)
     line = re.sub(r"'?[\w.-]+\.bib'?", "FILE", line)
     return re.sub(r"line \d+", "line N", line)
 
