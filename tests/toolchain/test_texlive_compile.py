@@ -29,6 +29,9 @@ LEFT_OUT = {
     "jbtest.bib": "Latin-1, refused with one error line (tests/fidelity/test_corpus.py)",
     "archaeologie-bibancient.bib": "plainnat's labels overflow past `z` for its 30 yearless "
     "entries by one author (`\\natexlab{}}`), in the original as in ours",
+    "texgraph.bib": "its journals are @strings defined in another file: BibTeX keeps an "
+    "undefined one as an empty value plainnat does not report; bib warns and leaves it out, "
+    "and plainnat reports the empty journal",
     "oberdiek-bundle.bib": "plainnat's labels overflow past `z`: 30 entries by Oberdiek, 2016",
 }
 NOT_BIBLIOGRAPHIES = frozenset(
