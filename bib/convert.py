@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, BinaryIO, NamedTuple, Protocol, TypeVar
 
-from bib import bidi, keys, merge, parallel, readers, stable_keys, writers
+from bib import bidi, crossref, keys, merge, parallel, readers, stable_keys, writers
 from bib.atomic import Staged
 from bib.errors import BibError
 from bib.extract import tags as tagging
@@ -194,10 +194,20 @@ class Spooled:
     keys: list[str]
     spool: Spool
     indices: Sequence[int]
+    parents: frozenset[str] = frozenset()
+    """Casefolded keys of crossref parents (`order` can put them last)."""
 
-    def order(self, sort_key: Callable[[str], str] = str) -> list[int]:
-        """Positions of the records sorted by key (as `run` sorts them), then by `sort_key`."""
+    def order(
+        self, sort_key: Callable[[str], str] = str, *, parents_last: bool = False
+    ) -> list[int]:
+        """Positions of the records sorted by key (as `run` sorts them), then by `sort_key`;
+        with `parents_last`, crossref parents after all others."""
         by_key = sorted(range(len(self.keys)), key=self.keys.__getitem__)
+        if parents_last and self.parents:
+            folded = self.parents
+            return sorted(
+                by_key, key=lambda i: (self.keys[i].casefold() in folded, sort_key(self.keys[i]))
+            )
         return sorted(by_key, key=lambda i: sort_key(self.keys[i]))
 
     def records(self, order: Iterable[int]) -> Iterator[Record]:
@@ -273,6 +283,7 @@ def _spool(
         bases: list[tuple[str, str]] = []
         lookalikes: list[merge.Lookalike] = []
         derived = 0
+        parents: set[str] = set()
         for item in prepared:
             if len(bases) == unique:
                 raise RuntimeError("an extraction stage yielded more records than it got")
@@ -280,6 +291,8 @@ def _spool(
             bases.append((item.id, item.base_key))
             lookalikes.append(item.lookalike)
             derived += item.title_derived
+            if item.parent:
+                parents.add(item.parent)
     if len(bases) < unique:
         raise RuntimeError("an extraction stage yielded fewer records than it got")
     stats.records = unique
@@ -288,7 +301,7 @@ def _spool(
             warn(line)
     stats.titles_derived = derived
     chosen = keys.unique_keys(bases, options.pinned)
-    return Spooled(stats, chosen, done, range(unique))
+    return Spooled(stats, chosen, done, range(unique), frozenset(parents))
 
 
 def _read_into(
@@ -325,19 +338,21 @@ def _prepare(records: Iterable[Record], encode: Encoder) -> Iterator[Prepared]:
             record.title_derived,
             merge.lookalike(record),
             encode(record),
+            crossref.parent_key(record),
         )
 
 
 class Prepared(NamedTuple):
     """What the spool needs of an extracted record: its id, the key it would have alone,
-    whether its title is derived, what a possible duplicate would be told by, and what
-    `encode` made of it."""
+    whether its title is derived, what a possible duplicate would be told by, what
+    `encode` made of it, and the key of its crossref parent."""
 
     id: str
     base_key: str
     title_derived: bool
     lookalike: merge.Lookalike
     data: bytes
+    parent: str = ""
 
 
 PARALLEL_AFTER = 2_000
@@ -525,7 +540,9 @@ def write(spooled: Spooled, formats: Sequence[str], sinks: Sequence[Sink]) -> No
         for sink in sinks:
             cleanup.callback(sink.discard)
             handle = sink.open()
-            order = spooled.order(writers.order_key(sink.fmt))
+            order = spooled.order(
+                writers.order_key(sink.fmt), parents_last=writers.writer(sink.fmt).parents_last
+            )
             same = next((p for p in passes if p.order == order), None)
             if same is None:
                 passes.append(Pass(order, [(sink, handle)]))

@@ -211,3 +211,6 @@ class Writer:
     layout: Layout
     order_key: Callable[[str], str]
     entry_text: Callable[[Prepared], str]
+    parents_last: bool = False
+    """Whether crossref parents follow every other entry (BibTeX finds a parent only after
+    its children: "a bad cross reference" otherwise)."""
