@@ -18,6 +18,7 @@ from bib import convert as engine
 from bib import crossref, writers
 from bib.record import EntryType, Record
 
+SUFFIXES = {"bibtex": ".bib", "biblatex": ".biblatex.bib", "csl-json": ".json"}
 XAMPL_CHILDREN = ("inbook-crossref", "incollection-crossref", "inproceedings-crossref")
 
 
@@ -82,6 +83,35 @@ def test_crossref_is_kept_and_parents_come_after_children_in_bibtex(require, xam
     log = (tmp_path / "doc.blg").read_text(encoding="utf-8", errors="replace")
     assert "bad cross reference" not in log
     assert "I didn't find a database entry" not in log
+
+
+def test_convert_writes_parents_after_children_in_bib_outputs_only(require, tmp_path):
+    """The engine's sinks keep BibTeX's rule (`Writer.parents_last`): a parent whose key
+    sorts first is written after its child, and real bibtex finds it; CSL-JSON, which has
+    no such rule, stays in key order (two orders: two passes over the spool)."""
+    require("bibtex")
+    source = _write(
+        tmp_path,
+        "@proceedings{a-proc, editor={Ed, Itor}, title={Proceedings of X}, year={1999},"
+        " publisher={Pub}}\n"
+        "@inproceedings{z-paper, author={Doe, Jane}, title={A Paper}, crossref={a-proc}}\n",
+        "in.bib",
+    )
+    outputs = {fmt: tmp_path / f"out{suffix}" for fmt, suffix in SUFFIXES.items()}
+    sinks = [engine.FileSink(path, fmt) for fmt, path in outputs.items()]
+    engine.convert([source], sinks, engine.ConvertOptions(stages=()))
+    for fmt in ("bibtex", "biblatex"):
+        text = outputs[fmt].read_text(encoding="utf-8")
+        assert text.index("{z-paper,") < text.index("{a-proc,"), fmt
+    items = json.loads(outputs["csl-json"].read_text(encoding="utf-8"))
+    assert [item["id"] for item in items] == ["a-proc", "z-paper"]
+    (tmp_path / "doc.aux").write_text(
+        "\\citation{z-paper}\n\\bibdata{out}\n\\bibstyle{plain}\n", encoding="utf-8"
+    )
+    subprocess.run(["bibtex", "doc"], cwd=tmp_path, capture_output=True, timeout=120, check=False)
+    log = (tmp_path / "doc.blg").read_text(encoding="utf-8", errors="replace")
+    assert "bad cross reference" not in log
+    assert "Proceedings of X" in (tmp_path / "doc.bbl").read_text(encoding="utf-8")
 
 
 def test_proceedings_title_becomes_the_booktitle_of_its_papers(tmp_path):
