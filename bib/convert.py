@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, BinaryIO, NamedTuple, Protocol, TypeVar
 
-from bib import bidi, keys, merge, parallel, readers, stable_keys, writers
+from bib import bidi, crossref, keys, merge, parallel, readers, stable_keys, writers
 from bib.atomic import Staged
 from bib.errors import BibError
 from bib.extract import hierarchy
@@ -221,10 +221,25 @@ class Spooled:
     keys: list[str]
     spool: Spool
     indices: Sequence[int]
+    parents: frozenset[str] = frozenset()
+    """Casefolded keys of crossref parents (`order` can put them last)."""
 
-    def order(self, sort_key: Callable[[str], str] = str) -> list[int]:
-        """Positions of the records sorted by key (as `run` sorts them), then by `sort_key`."""
+    def parent_positions(self) -> frozenset[int]:
+        """Positions of the records that are some record's crossref parent."""
+        folded = self.parents
+        return frozenset(i for i, key in enumerate(self.keys) if key.casefold() in folded)
+
+    def order(
+        self, sort_key: Callable[[str], str] = str, *, parents_last: bool = False
+    ) -> list[int]:
+        """Positions of the records sorted by key (as `run` sorts them), then by `sort_key`;
+        with `parents_last`, crossref parents after all others."""
         by_key = sorted(range(len(self.keys)), key=self.keys.__getitem__)
+        if parents_last and self.parents:
+            folded = self.parents
+            return sorted(
+                by_key, key=lambda i: (self.keys[i].casefold() in folded, sort_key(self.keys[i]))
+            )
         return sorted(by_key, key=lambda i: sort_key(self.keys[i]))
 
     def records(self, order: Iterable[int]) -> Iterator[Record]:
@@ -303,6 +318,7 @@ def _spool(
         owns: dict[int, OwnKey] = {}
         lookalikes: list[merge.Lookalike] = []
         derived = 0
+        parents: set[str] = set()
         for item in prepared:
             if len(bases) == unique:
                 raise RuntimeError("an extraction stage yielded more records than it got")
@@ -312,6 +328,8 @@ def _spool(
             bases.append((item.id, item.base_key))
             lookalikes.append(item.lookalike)
             derived += item.title_derived
+            if item.parent:
+                parents.add(item.parent)
     if len(bases) < unique:
         raise RuntimeError("an extraction stage yielded fewer records than it got")
     stats.records = unique
@@ -327,7 +345,7 @@ def _spool(
             if own.key != chosen[position]:
                 record_id, base = bases[position]
                 warn(_key_change(own, chosen[position], record_id in pinned, base == own.key))
-    return Spooled(stats, chosen, done, range(unique))
+    return Spooled(stats, chosen, done, range(unique), frozenset(parents))
 
 
 class OwnKey(NamedTuple):
@@ -383,13 +401,15 @@ def _prepare(records: Iterable[Record], encode: Encoder) -> Iterator[Prepared]:
             merge.lookalike(record),
             encode(record),
             OwnKey(record.key, _place(record)) if record.key else None,
+            crossref.parent_key(record),
         )
 
 
 class Prepared(NamedTuple):
     """What the spool needs of an extracted record: its id, the key it would have alone,
     whether its title is derived, what a possible duplicate would be told by, what
-    `encode` made of it, and the key of its own it had in its input (if any)."""
+    `encode` made of it, the key of its own it had in its input (if any), and the key of its
+    crossref parent."""
 
     id: str
     base_key: str
@@ -397,6 +417,7 @@ class Prepared(NamedTuple):
     lookalike: merge.Lookalike
     data: bytes
     own: OwnKey | None = None
+    parent: str = ""
 
 
 PARALLEL_AFTER = 2_000
@@ -599,7 +620,8 @@ def write(
             cleanup.callback(sink.discard)
             handle = sink.open()
             names = _output_keys(spooled.keys, sink, report)
-            order = _order(names, writers.order_key(sink.fmt))
+            last = spooled.parent_positions() if writers.writer(sink.fmt).parents_last else ()
+            order = _order(names, writers.order_key(sink.fmt), last)
             same = next((p for p in passes if p.order == order), None)
             if same is None:
                 passes.append(Pass(order, [Output(sink, handle, names)]))
@@ -646,11 +668,14 @@ def _output_keys(names: list[str], sink: Sink, report: Report | None) -> list[st
     return [changed.get(key, key) for key in names] if changed else names
 
 
-def _order(names: list[str], sort_key: Callable[[str], str]) -> list[int]:
+def _order(
+    names: list[str], sort_key: Callable[[str], str], last: Collection[int] = ()
+) -> list[int]:
     """Positions of the records sorted by key, then by the format's `sort_key` (as
-    `Spooled.order`, on an output's own keys)."""
+    `Spooled.order`, on an output's own keys), the positions in `last` (crossref parents,
+    for the BibTeX writers) after all others."""
     by_key = sorted(range(len(names)), key=names.__getitem__)
-    return sorted(by_key, key=lambda i: sort_key(names[i]))
+    return sorted(by_key, key=lambda i: (i in last, sort_key(names[i])))
 
 
 def check_keys(names: Iterable[str]) -> None:

@@ -107,7 +107,8 @@ def year_of(text: str) -> int | None:
 
 @cache
 def mapping() -> dict[str, dict[str, str]]:
-    """The CSL <-> BibLaTeX table (bib/data/csl_biblatex.json): `fields`, `dates`, `names`."""
+    """The CSL <-> BibLaTeX table (bib/data/csl_biblatex.json): `fields`, `dates`, `names`,
+    `article_fields`."""
     path = resources.files("bib").joinpath("data/csl_biblatex.json")
     data = json.loads(path.read_text(encoding="utf-8"))
-    return {part: data[part] for part in ("fields", "dates", "names")}
+    return {part: data[part] for part in ("fields", "dates", "names", "article_fields")}

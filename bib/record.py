@@ -14,7 +14,9 @@ from typing import Any
 
 
 class EntryType(StrEnum):
-    """What kind of work a record describes; writers map it to their own vocabulary."""
+    """What kind of work a record describes: biblatex's entry types (its data model), and
+    `preprint`. Writers map it to their own vocabulary through the table in
+    bib/data/csl_biblatex.json (`bib.types`)."""
 
     INPROCEEDINGS = "inproceedings"
     ARTICLE = "article"
@@ -24,6 +26,40 @@ class EntryType(StrEnum):
     THESIS = "thesis"
     REPORT = "report"
     MISC = "misc"
+    ARTWORK = "artwork"
+    AUDIO = "audio"
+    BOOKINBOOK = "bookinbook"
+    BOOKLET = "booklet"
+    COLLECTION = "collection"
+    DATASET = "dataset"
+    IMAGE = "image"
+    INBOOK = "inbook"
+    INREFERENCE = "inreference"
+    JURISDICTION = "jurisdiction"
+    LEGAL = "legal"
+    LEGISLATION = "legislation"
+    LETTER = "letter"
+    MANUAL = "manual"
+    MOVIE = "movie"
+    MUSIC = "music"
+    MVBOOK = "mvbook"
+    MVCOLLECTION = "mvcollection"
+    MVPROCEEDINGS = "mvproceedings"
+    MVREFERENCE = "mvreference"
+    ONLINE = "online"
+    PATENT = "patent"
+    PERFORMANCE = "performance"
+    PERIODICAL = "periodical"
+    PROCEEDINGS = "proceedings"
+    REFERENCE = "reference"
+    REVIEW = "review"
+    SOFTWARE = "software"
+    STANDARD = "standard"
+    SUPPBOOK = "suppbook"
+    SUPPCOLLECTION = "suppcollection"
+    SUPPPERIODICAL = "suppperiodical"
+    UNPUBLISHED = "unpublished"
+    VIDEO = "video"
 
 
 class LinkRole(StrEnum):

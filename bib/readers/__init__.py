@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
+from bib import crossref
 from bib.errors import BibError
 from bib.readers import bibtex, csljson, paperlist
 from bib.record import Record
@@ -81,8 +82,9 @@ def read(
     assert isinstance(source, bytes)
     if fmt == "bibtex":
         refuse_binary(source, name)
-        return bibtex.read(source, name, report=report)
-    return csljson.read(source, name)
+        records = bibtex.read(source, name, report=report)
+        return crossref.resolve(records, report) if crossref.mentions(source) else records
+    return csljson.read(source, name, report=report)
 
 
 def _head(path: Path) -> bytes:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from bib import venues
+from bib import types, venues
 from bib.errors import BibError
 from bib.extract.urls import role
 from bib.identity import normalize_arxiv, record_id, strip_doi
@@ -26,26 +26,10 @@ from bib.readers.roundtrip import merge_links, split_note
 from bib.record import Author, EntryType, Link, Record, Source, Tag, TagKind
 from bib.resolve.provenance import provenance_of, without_provenance
 
-ENTRY_TYPES: dict[str, EntryType] = {
-    "inproceedings": EntryType.INPROCEEDINGS,
-    "conference": EntryType.INPROCEEDINGS,
-    "article": EntryType.ARTICLE,
-    "book": EntryType.BOOK,
-    "incollection": EntryType.INCOLLECTION,
-    "inbook": EntryType.INCOLLECTION,
-    "phdthesis": EntryType.THESIS,
-    "mastersthesis": EntryType.THESIS,
-    "thesis": EntryType.THESIS,
-    "techreport": EntryType.REPORT,
-    "report": EntryType.REPORT,
-    "misc": EntryType.MISC,
-    "online": EntryType.MISC,
-    "unpublished": EntryType.MISC,
-}
 _CONSUMED = frozenset(
     "ENTRYTYPE ID title author booktitle journal journaltitle eventtitle publisher series "  # noqa: SIM905
     "year abstract url doi eprint archiveprefix eprinttype primaryclass keywords "
-    "note venue key".split()
+    "note key entrytype".split()
 )
 # `key` only tells BibTeX styles how to label and sort an authorless entry; the writer
 # derives it again (from the method name or title), so it is not kept as an extra field.
@@ -181,8 +165,8 @@ def _record(entry: dict[str, str], path: str, line: int, decoding: Decoding) -> 
     url = get("url", "").strip()
     if not arxiv_id and "arxiv.org/" in url:
         arxiv_id = normalize_arxiv(url.rstrip("/").rsplit("/", 1)[-1])
-    entry_type = ENTRY_TYPES.get(entry["ENTRYTYPE"].lower(), EntryType.MISC)
-    if entry_type is EntryType.MISC and arxiv_id:
+    entry_type, implied_kind = types.from_bibtex(entry["ENTRYTYPE"], get(types.ENTRYTYPE_FIELD, ""))
+    if types.is_preprint(entry_type, arxiv_id, get(types.SUBTYPE_FIELD, "")):
         entry_type = EntryType.PREPRINT
     container = text(get("booktitle", "") or get("journal", "") or get("journaltitle", ""))
     venue = text(get("venue", "")) or (venues.find(container) or "" if container else "")
@@ -195,11 +179,17 @@ def _record(entry: dict[str, str], path: str, line: int, decoding: Decoding) -> 
     extra = tuple(
         (name, _field_value(name, value, decoding))
         for name, value in sorted(entry.items())
-        if name not in _CONSUMED and value.strip() and not _bare_year(name, value)
+        if (name not in _CONSUMED or (name == "year" and year is None))
+        and value.strip()
+        and not _bare_year(name, value)
     )
     extra = tuple((n, v) for n, v in extra if n != "addendum") + (
         (("addendum", addendum),) if addendum else ()
     )
+    if entry_type is EntryType.PREPRINT:  # the type says it: the marker is not kept twice
+        extra = tuple((n, v) for n, v in extra if (n, v) != (types.SUBTYPE_FIELD, "preprint"))
+    if implied_kind and "type" not in entry:
+        extra = tuple(sorted((*extra, ("type", implied_kind))))
     return Record(
         id=record_id(
             doi=doi,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -16,26 +16,14 @@ from typing import Any
 import jsonschema
 
 import schema
-from bib import dates, strict_json, venues
+from bib import dates, strict_json, types, variables, venues
 from bib.errors import BibError
 from bib.extract.urls import role
 from bib.identity import normalize_arxiv, record_id, strip_doi
 from bib.readers import names
 from bib.readers.paperlist import decode
 from bib.readers.roundtrip import merge_links, split_note
-from bib.record import Author, EntryType, Link, Record, Source, Tag, TagKind
-
-ENTRY_TYPES: dict[str, EntryType] = {
-    "paper-conference": EntryType.INPROCEEDINGS,
-    "article-journal": EntryType.ARTICLE,
-    "article-magazine": EntryType.ARTICLE,
-    "article-newspaper": EntryType.ARTICLE,
-    "article": EntryType.PREPRINT,
-    "book": EntryType.BOOK,
-    "chapter": EntryType.INCOLLECTION,
-    "thesis": EntryType.THESIS,
-    "report": EntryType.REPORT,
-}
+from bib.record import Author, Link, Record, Source, Tag, TagKind
 
 
 @cache
@@ -85,29 +73,44 @@ def _further_fields(item: dict[str, Any]) -> dict[str, str]:
     bib/data/csl_biblatex.json); a variable the table lacks keeps its CSL name, so that no
     variable is dropped."""
     table = dates.mapping()
+    article = str(item.get("type", "")).startswith("article-")
     out: dict[str, str] = {}
-    for variable, value in item.items():
+    for variable, value in sorted(item.items(), key=_numbers_first):
         if variable in _ATTRIBUTES or value in (None, "", [], {}):
             continue
-        if variable in table["names"]:
+        kind = variables.kinds().get(variable, "text")
+        if kind == "name":
             if authors := _authors(value):
-                out[table["names"][variable]] = names.format_names(authors)
-        elif variable in table["dates"]:
+                out[table["names"].get(variable, variable)] = names.format_names(authors)
+        elif kind == "date":
             text = dates.from_csl(value)
             if text and (variable != "issued" or not _TEXT_YEAR.fullmatch(text)):
-                out[table["dates"][variable]] = text
+                out[table["dates"].get(variable, variable)] = text
         elif isinstance(value, str | int | float):
             name = table["fields"].get(variable, variable.lower())
+            if article:
+                name = table["article_fields"].get(variable, name)
+            elif variable == "collection-number" and not item.get("collection-title"):
+                name = variable  # biblatex's number is a series number only beside a series
+            if variable == "genre":
+                value = types.kind_of_genre(_text(value))
             if name == "number" and "number" in out:  # a report's number and a series'
                 name = variable.lower()
             out.setdefault(name, _text(value))
     return out
 
 
+def _numbers_first(pair: tuple[str, Any]) -> int:
+    """`number`, then `collection-number`, then `issue`: the first takes BibLaTeX's `number`,
+    the others their own CSL names when it is taken."""
+    return _NUMBER_ORDER.get(pair[0], 0)
+
+
+_NUMBER_ORDER = {"number": -3, "collection-number": -2, "issue": -1}
 _TEXT_YEAR = re.compile(r"-?\d{1,4}")
 _ATTRIBUTES = frozenset(
     "id type citation-key title abstract author DOI URL container-title keyword note custom "  # noqa: SIM905
-    "event-title event publisher collection-title".split()
+    "event-title publisher collection-title".split()
 )
 """Variables read into Record attributes (the rest go to Record.fields)."""
 
@@ -139,10 +142,14 @@ def _record(item: dict[str, Any], path: str, line: int | None) -> Record:
     number = _text(item.get("number"))
     if not arxiv_id and number.lower().startswith("arxiv:"):
         arxiv_id = normalize_arxiv(number)
-    entry_type = ENTRY_TYPES.get(str(item.get("type", "")), EntryType.MISC)
+    entry_type, subtype = types.from_csl(str(item.get("type", "")))
     container = _text(item.get("container-title"))
     keywords = [k.strip() for k in _text(item.get("keyword")).split(",") if k.strip()]
     extra = _further_fields(item)
+    if "event-title" not in item:
+        extra.pop("event", None)  # the event's name (CSL 1.0.1): Record.event_title
+    if subtype:
+        extra[types.SUBTYPE_FIELD] = subtype
     note, derived, note_links = split_note(_text(item.get("note")))
     custom = item.get("custom") or {}
     if isinstance(custom, dict):
@@ -179,7 +186,11 @@ def _record(item: dict[str, Any], path: str, line: int | None) -> Record:
     )
 
 
-def read(data: bytes, path: str | Path) -> Iterator[Record]:
+def read(
+    data: bytes, path: str | Path, *, report: Callable[[str], None] | None = None
+) -> Iterator[Record]:
+    """Records of a CSL-JSON file; an item with an empty `type` (Zotero writes one for an
+    item type CSL lacks) is read as a `document`, with a warning to `report`."""
     path = str(path)
     text = decode(data, path)
     loaded = strict_json.loads(text, path)
@@ -190,9 +201,13 @@ def read(data: bytes, path: str | Path) -> Iterator[Record]:
         raise BibError("no CSL-JSON items found", path)
     lines = _id_lines(text)
     for index, item in enumerate(items):
-        if isinstance(item, dict) and item.get("type") == "":
-            item = {**item, "type": "document"}  # Zotero writes "" for an unknown type
         line = lines.get(str(item.get("id"))) if isinstance(item, dict) else None
+        if isinstance(item, dict) and item.get("type") == "":
+            item = {**item, "type": "document"}
+            if report is not None:
+                where = f"{path}:{line}" if line else path
+                label = f"item {item.get('id')!r}"
+                report(f"warning: {where}: {label} has an empty type; read as 'document'")
         error = (
             next(iter(_validator().iter_errors([item])), None) if isinstance(item, dict) else None
         )

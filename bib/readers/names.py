@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 
 import bibtexparser.customization
 
+from bib import variables
 from bib.record import ET_AL, Author
 
 _PARTICLES = frozenset(
@@ -54,8 +55,17 @@ def split_authors(line: str) -> tuple[Author, ...]:
     return tuple(a for a in (split_name(p) for p in parts) if a.display)
 
 
-NAME_LISTS = ("editor", "translator", "bookauthor", "collection-editor", "editora", "editorb")
-"""Record.fields that hold BibTeX name lists besides `author`."""
+NAME_LISTS = (
+    "editor",
+    "translator",
+    "bookauthor",
+    "collection-editor",
+    "editora",
+    "editorb",
+    *sorted(variables.of_kind("name") - {"author", "editor", "translator", "collection-editor"}),
+)
+"""Record.fields that hold BibTeX name lists besides `author`: biblatex's, and every CSL
+name variable kept under its CSL name (`director`, `recipient`, ...)."""
 
 _AND = re.compile(r"[{}]|\s+and\s+", re.IGNORECASE)
 _SPACED_ACCENT = re.compile(r"\\([`'^\"~=.uvHtcdbkr])\s+([A-Za-z]|\\[ij]\b)")
@@ -79,7 +89,15 @@ def split_names(value: str) -> list[str]:
     return [n.strip() for n in names if n.strip()]
 
 
-def parse_name(name: str, decode: Callable[[str], str] = str) -> Author:
+def unbrace(part: str) -> str:
+    """A name part of the canonical form (`format_names`) without the braces that protect
+    it (`{Beloit College, USA}` -> `Beloit College, USA`): the default `decode`."""
+    if part.startswith("{") and part.endswith("}") and _balanced(part[1:-1]):
+        return part[1:-1]
+    return part
+
+
+def parse_name(name: str, decode: Callable[[str], str] = unbrace) -> Author:
     """One BibTeX name into family (with its von part), given and suffix; `{Org Name}` is
     literal; `others` is `ET_AL`. `decode` turns each part's LaTeX into Unicode."""
     stripped = _SPACED_ACCENT.sub(r"{\\\1{\2}}", name.strip())
@@ -99,7 +117,7 @@ def parse_name(name: str, decode: Callable[[str], str] = str) -> Author:
     )
 
 
-def parse_names(value: str, decode: Callable[[str], str] = str) -> tuple[Author, ...]:
+def parse_names(value: str, decode: Callable[[str], str] = unbrace) -> tuple[Author, ...]:
     return tuple(a for a in (parse_name(n, decode) for n in split_names(value)) if a.display)
 
 

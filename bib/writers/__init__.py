@@ -12,6 +12,7 @@ import secrets
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
+from bib import crossref
 from bib.errors import BibError
 from bib.keys import base_key
 from bib.record import Record, TagKind, evolve
@@ -77,7 +78,9 @@ def render(
     """The whole output text for `fmt`, entries in the format's order; `ascii` applies to
     BibTeX and BibLaTeX only (JSON and RIS are always UTF-8)."""
     chosen = writer(fmt)
-    ordered = sorted(records, key=lambda record: chosen.order_key(record.key))
+    records = list(records)
+    parents = crossref.parents(records) if chosen.parents_last else frozenset()
+    ordered = sorted(records, key=lambda r: (r.key.casefold() in parents, chosen.order_key(r.key)))
     return "".join(stream(ordered, fmt, ascii=ascii, tag_kinds=tag_kinds))
 
 

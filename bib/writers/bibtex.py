@@ -15,7 +15,7 @@ from functools import lru_cache
 from bibtexparser.bibdatabase import BibDatabase
 from bibtexparser.bwriter import BibTexWriter
 
-from bib import dates
+from bib import dates, types
 from bib.latex import (
     Latex,
     escape,
@@ -46,49 +46,6 @@ from bib.writers.common import (
 )
 
 DIALECTS = ("bibtex", "biblatex")
-
-ENTRY_TYPES = {
-    "bibtex": {
-        EntryType.INPROCEEDINGS: "inproceedings",
-        EntryType.ARTICLE: "article",
-        EntryType.PREPRINT: "misc",
-        EntryType.BOOK: "book",
-        EntryType.INCOLLECTION: "incollection",
-        EntryType.THESIS: "phdthesis",
-        EntryType.REPORT: "techreport",
-        EntryType.MISC: "misc",
-    },
-    "biblatex": {
-        EntryType.INPROCEEDINGS: "inproceedings",
-        EntryType.ARTICLE: "article",
-        EntryType.PREPRINT: "online",
-        EntryType.BOOK: "book",
-        EntryType.INCOLLECTION: "incollection",
-        EntryType.THESIS: "thesis",
-        EntryType.REPORT: "report",
-        EntryType.MISC: "misc",
-    },
-}
-
-# Where the container title goes; types not listed use `howpublished`.
-_CONTAINER = {
-    "bibtex": {
-        EntryType.INPROCEEDINGS: "booktitle",
-        EntryType.INCOLLECTION: "booktitle",
-        EntryType.ARTICLE: "journal",
-    },
-    "biblatex": {
-        EntryType.INPROCEEDINGS: "booktitle",
-        EntryType.INCOLLECTION: "booktitle",
-        EntryType.ARTICLE: "journaltitle",
-    },
-}
-
-# Who publishes a thesis or a report is its school or institution.
-_PUBLISHER = {
-    "bibtex": {EntryType.THESIS: "school", EntryType.REPORT: "institution"},
-    "biblatex": {EntryType.THESIS: "institution", EntryType.REPORT: "institution"},
-}
 
 # Record.fields use BibTeX names; BibLaTeX renamed a few (and the reverse for BibTeX).
 _RENAMES = {
@@ -132,21 +89,24 @@ DISPLAY_ORDER = [
 ]
 """Field order within an entry; any other field follows in alphabetical order."""
 
-_LAYOUT = {
-    dialect: {
-        kind: (
-            ENTRY_TYPES[dialect][kind],
-            _CONTAINER[dialect].get(kind, "howpublished"),
-            _PUBLISHER[dialect].get(kind, "publisher"),
-            DISPLAY_ORDER.index(_CONTAINER[dialect].get(kind, "howpublished"))
-            < DISPLAY_ORDER.index("eventtitle"),
-        )
-        for kind in EntryType
-    }
-    for dialect in DIALECTS
-}
+
+def _layout(dialect: str, kind: EntryType) -> tuple[str, str, str, bool]:
+    row = types.row(kind)
+    biblatex = dialect == "biblatex"
+    name = types.biblatex_type(kind) if biblatex else row.bibtex
+    container = row.container or "howpublished"
+    if biblatex and container == "journal":
+        container = "journaltitle"
+    publisher = row.biblatex_publisher if biblatex else row.publisher
+    first = DISPLAY_ORDER.index(container) < DISPLAY_ORDER.index("eventtitle")
+    return name, container, publisher, first
+
+
+_LAYOUT = {dialect: {kind: _layout(dialect, kind) for kind in EntryType} for dialect in DIALECTS}
 """dialect -> entry type -> (BibTeX entry type, container field, publisher field, whether
-the container field comes before `eventtitle` in DISPLAY_ORDER)."""
+the container field comes before `eventtitle` in DISPLAY_ORDER), from the type table in
+bib/data/csl_biblatex.json (`bib.types`); a thesis's or report's kind and a BibTeX fallback
+type are settled per record (`_bibtex_type`)."""
 
 _FIELD_NAME = re.compile(r"[a-z][a-z0-9_:.+-]*")
 _NAME_NEEDS_BRACES = re.compile(r",|(?:^|\s)(?:and|others)(?:\s|$)", re.IGNORECASE)
@@ -220,7 +180,40 @@ def _entry(prepared: Prepared, dialect: str) -> dict[str, str]:
         fields["note"] = DERIVED_TITLE_NOTE
     if record.fields:
         _put_extra_fields(record, fields, dialect, ascii)
+    if not biblatex and record.entry_type in _BIBTEX_TYPE_PER_RECORD:
+        _settle_bibtex_type(record, fields)
+    if record.entry_type is EntryType.PREPRINT and not record.arxiv_id:
+        fields.setdefault(types.SUBTYPE_FIELD, types.PREPRINT_SUBTYPE)
     return fields
+
+
+_BIBTEX_TYPE_PER_RECORD = frozenset(
+    kind
+    for kind in EntryType
+    if kind is not EntryType.PREPRINT
+    and (
+        kind.value != types.row(kind).bibtex or types.row(kind).bibtex_with_container != kind.value
+    )
+)
+"""Types whose classic BibTeX type depends on the record (a thesis's kind, a container) or
+is a fallback that an `entrytype` field must keep."""
+
+
+def _settle_bibtex_type(record: Record, fields: dict[str, str]) -> None:
+    """The classic BibTeX type of a record: `@mastersthesis` for a `type = {mathesis}`
+    (then implied, not written), `@incollection` for a biblatex `@inbook` with a book title,
+    a fallback (`@misc` with `entrytype = {online}`) for a type BibTeX lacks; a thesis's
+    institution is its `school`, which BibTeX requires."""
+    found = types.bibtex_type(
+        record.entry_type, fields.get("type", ""), bool(record.container_title)
+    )
+    fields["ENTRYTYPE"] = found.name
+    if found.kind_implied:
+        fields.pop("type", None)
+    if found.entrytype:
+        fields[types.ENTRYTYPE_FIELD] = found.entrytype
+    if record.entry_type is EntryType.THESIS and "school" not in fields and "institution" in fields:
+        fields["school"] = fields.pop("institution")
 
 
 def _put_notes(record: Record, fields: dict[str, str], biblatex: bool, ascii: bool) -> None:
@@ -288,7 +281,7 @@ def _put_extra_fields(record: Record, fields: dict[str, str], dialect: str, asci
             value = _DATE_PARTS[name](dialect, value, fields)
             if not value:
                 continue
-            if name == "date" and dialect == "biblatex":
+            if name == "date":
                 fields["date"] = value  # the whole date, where the year stood alone
                 continue
         name = _RENAMES[dialect].get(name, name)
@@ -309,21 +302,37 @@ def _put_extra_fields(record: Record, fields: dict[str, str], dialect: str, asci
 
 def _date_field(dialect: str, value: str, fields: dict[str, str]) -> str:
     """A whole `date`: kept for BibLaTeX; for BibTeX (which has `year`, set already) its month
-    goes into `month`."""
+    goes into `month`, and the date is kept too when it says more (a day, a range), which
+    BibTeX ignores and the record reads back."""
     if dialect == "biblatex":
         return value
     found = dates.parts(value)
     if found and len(found[0]) > 1 and "month" not in fields:
         fields["month"] = _MONTH_NAMES[found[0][1] - 1]
+    if found and (len(found) > 1 or len(found[0]) > 2):
+        return value
     return ""
 
 
 def _month_field(dialect: str, value: str, fields: dict[str, str]) -> str:
-    """`month`: a number for BibLaTeX (which requires one), the English name for BibTeX."""
+    """`month`: a number for BibLaTeX (which requires one), the English name for BibTeX.
+    A month that is no month (`Summer`, `June--August`) is, for BibLaTeX, the `issue` of
+    an article (biblatex's field for such designations) or else part of the `addendum`:
+    as `month`, biber and biblatex warn and print nothing."""
     month = dates.month_number(value)
-    if month is None:
+    if month is not None:
+        return str(month) if dialect == "biblatex" else _MONTH_NAMES[month - 1]
+    if dialect != "biblatex":
         return value
-    return str(month) if dialect == "biblatex" else _MONTH_NAMES[month - 1]
+    text = escape(value)
+    if fields["ENTRYTYPE"] in _ISSUE_TYPES and "issue" not in fields:
+        fields["issue"] = text
+    elif text:
+        fields["addendum"] = join_sentences([fields.get("addendum", ""), text])
+    return ""
+
+
+_ISSUE_TYPES = frozenset({"article", "periodical", "suppperiodical"})
 
 
 _DATE_PARTS = {"date": _date_field, "month": _month_field}
@@ -480,6 +489,7 @@ BIBTEX = Writer(
     layout=LAYOUT,
     order_key=order_key,
     entry_text=_bibtex_entry,
+    parents_last=True,
 )
 BIBLATEX = Writer(
     name="biblatex",
@@ -488,4 +498,5 @@ BIBLATEX = Writer(
     layout=LAYOUT,
     order_key=order_key,
     entry_text=_biblatex_entry,
+    parents_last=True,
 )

@@ -215,3 +215,6 @@ class Writer:
     accepts_key: Callable[[str], bool] = safe_key
     """Whether a citation key goes into this format as it is (`bib.keys.for_output`
     changes the others for this output only)."""
+    parents_last: bool = False
+    """Whether crossref parents follow every other entry (BibTeX finds a parent only after
+    its children: "a bad cross reference" otherwise)."""

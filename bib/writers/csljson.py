@@ -20,12 +20,13 @@ from typing import Any
 from jsonschema import Draft7Validator
 
 import schema
-from bib import dates
+from bib import dates, subtitles, types, variables
 from bib.errors import BibError
 from bib.keys import verbatim_key
 from bib.latex import clean, to_text
 from bib.readers.names import parse_name, split_names
 from bib.record import ET_AL, EntryType, Record, TagKind
+from bib.subtitles import PART_FIELDS
 from bib.writers.common import (
     DEFAULT_TAG_KINDS,
     DERIVED_TITLE_NOTE,
@@ -42,16 +43,9 @@ from bib.writers.common import (
     with_new_keys,
 )
 
-CSL_TYPES = {
-    EntryType.INPROCEEDINGS: "paper-conference",
-    EntryType.ARTICLE: "article-journal",
-    EntryType.PREPRINT: "article",
-    EntryType.BOOK: "book",
-    EntryType.INCOLLECTION: "chapter",
-    EntryType.THESIS: "thesis",
-    EntryType.REPORT: "report",
-    EntryType.MISC: "document",
-}
+CSL_TYPES = {kind: types.row(kind).csl for kind in EntryType}
+"""Each record type's CSL type (bib/data/csl_biblatex.json); `entrysubtype` may say more
+(`bib.types.csl_type`)."""
 
 FIELD_VARIABLES = {
     "volume": "volume",
@@ -92,6 +86,11 @@ _NAME_FIELDS = {field: variable for variable, field in dates.mapping()["names"].
 _DATE_FIELDS = {field: variable for variable, field in dates.mapping()["dates"].items()}
 FIELD_VARIABLES |= {
     field: variable
+    for variable, field in dates.mapping()["article_fields"].items()
+    if variable != "about"
+}
+FIELD_VARIABLES |= {
+    field: variable
     for variable, field in dates.mapping()["fields"].items()
     if field not in FIELD_VARIABLES and variable != "collection-number"
 }
@@ -116,7 +115,10 @@ def _item(prepared: Prepared) -> dict[str, Any]:
     # has the attribute and its value is not empty; the order of keys is the output's.
     record = prepared.record
     key = checked_key(record, verbatim_key)
-    out: dict[str, Any] = {"id": key, "type": CSL_TYPES[record.entry_type], "citation-key": key}
+    kind = CSL_TYPES[record.entry_type]
+    if record.fields and (subtype := _field(record, types.SUBTYPE_FIELD)):
+        kind = types.csl_type(record.entry_type, subtype)
+    out: dict[str, Any] = {"id": key, "type": kind, "citation-key": key}
     if value := to_text(prepared.title):
         out["title"] = value
     if record.authors and (
@@ -154,6 +156,8 @@ def _item(prepared: Prepared) -> dict[str, Any]:
     elif record.title_derived:  # the common case, with no sentences to join
         out["note"] = DERIVED_TITLE_NOTE
     custom = _put_fields(record, out) if record.fields else {}
+    if record.fields and not PART_FIELDS.isdisjoint(name for name, _ in record.fields):
+        _join_titles(record, out)
     if record.arxiv_id:
         custom["arxiv"] = clean(record.arxiv_id)
     if custom:
@@ -186,30 +190,73 @@ def _venue_variables(
     return tuple((name, value) for name, value in variables if value)
 
 
+def _join_titles(record: Record, out: dict[str, Any]) -> None:
+    """The subtitle and title addon into the title, a book's or journal's into the
+    container title (`bib.subtitles`)."""
+    parts = {name: clean(value) for name, value in record.fields if name in PART_FIELDS}
+    if "title" in out:
+        out["title"] = subtitles.joined(out["title"], parts, subtitles.TITLE)
+    if "container-title" in out:
+        for container in subtitles.CONTAINER:
+            out["container-title"] = subtitles.joined(out["container-title"], parts, container)
+
+
+def _field(record: Record, name: str) -> str:
+    return next((value for field, value in record.fields if field.lower() == name), "")
+
+
 def _put_fields(record: Record, out: dict[str, Any]) -> dict[str, Any]:
     custom: dict[str, Any] = {}
-    for raw_name, raw_value in record.fields:
+    for raw_name, raw_value in sorted(record.fields, key=_number_first):
         name = raw_name.strip().lower()
         value = clean(raw_value)
         if not value:
             continue
+        if name in PART_FIELDS:
+            continue  # part of a title (`_join_titles`)
+        if name == types.SUBTYPE_FIELD and types.subtype_is_type(record.entry_type, value):
+            continue  # it chose the CSL type
+        if name == "type":
+            value = types.genre(value)
+            if not value:
+                continue
         if name in _DATE_FIELDS:
             _put_date(out, _DATE_FIELDS[name], value)
             continue
         if name == "month":
             _put_month(out, value)
             continue
+        if name == "year":  # a year that is no number (`20xx`): the record has none
+            out.setdefault("issued", {"literal": value})
+            continue
         if name == "number":
             variable = "issue" if record.entry_type == EntryType.ARTICLE else "number"
             if record.series and record.entry_type in _IN_SERIES:
                 variable = "collection-number"
+            if variable == "collection-number" and _field(record, variable):
+                variable = "number"  # the series number is given itself: this is CSL's number
         elif name in _NAME_FIELDS:
             variable = _NAME_FIELDS[name]
             if variable not in out and (names := _parse_names(value)):
                 out[variable] = names
             continue
+        elif name == "howpublished":
+            # where the .bib writers put the container of a type that has no container field
+            variable = "container-title" if not types.row(record.entry_type).container else ""
+        elif name == "organization" and (
+            "publisher" in out or _field(record, "school") or _field(record, "institution")
+        ):
+            variable = "authority"  # a second publisher: CSL's authority (biblatex-csl)
         else:
-            variable = FIELD_VARIABLES.get(name, "")
+            variable = FIELD_VARIABLES.get(name, "") or variables.by_field().get(name, "")
+            kind = variables.kinds().get(variable, "text")
+            if kind == "date":
+                out.setdefault(variable, dates.to_csl(value))
+                continue
+            if kind == "name":
+                if variable not in out and (names := _parse_names(value)):
+                    out[variable] = names
+                continue
         if variable == "page":
             value = value.replace("\u2013", "-")  # CSL ranges take a hyphen (citeproc-js)
         if variable == "issue" and "issue" in out:
@@ -222,6 +269,11 @@ def _put_fields(record: Record, out: dict[str, Any]) -> dict[str, Any]:
 
 
 _IN_SERIES = frozenset({EntryType.BOOK, EntryType.INCOLLECTION})
+
+
+def _number_first(pair: tuple[str, str]) -> bool:
+    """`number` before `issue`: an article with both has the issue "number, issue" (pandoc)."""
+    return pair[0].lower() == "issue"
 
 
 def _put_date(out: dict[str, Any], variable: str, value: str) -> None:

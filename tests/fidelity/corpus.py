@@ -7,6 +7,7 @@ import html
 import json
 import re
 import subprocess
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -74,7 +75,8 @@ def our_items(path: Path) -> dict[str, dict[str, Any]]:
 def normal(variable: str, value: Any) -> Any:
     """A value as both readers mean it: markup, case protection and spacing aside."""
     if isinstance(value, str):
-        text = html.unescape(_TAG.sub("", value))
+        # the same text in NFC (pandoc keeps `\'{\i}` as a dotless i and a combining accent)
+        text = unicodedata.normalize("NFC", html.unescape(_TAG.sub("", value)))
         # pandoc makes straight quotes curly and drops `\-` (a discretionary hyphen), which
         # bib keeps as typed and as U+00AD (docs/formats.md, deliberate differences)
         text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u00ad", "")
@@ -85,6 +87,12 @@ def normal(variable: str, value: Any) -> Any:
         return " ".join(text.replace("\u00a0", " ").split())
     if isinstance(value, list):
         return [normal(variable, v) for v in value]
+    if isinstance(value, dict) and "non-dropping-particle" in value:
+        # a non-dropping particle is part of the family name: citeproc-js splits it off
+        # `family` itself when it reads a name ("parse-names"), so both forms print alike
+        family = f"{value['non-dropping-particle']} {value.get('family', '')}".strip()
+        rest = {k: v for k, v in value.items() if k != "non-dropping-particle"}
+        return normal(variable, {**rest, "family": family})
     if isinstance(value, dict):
         return {k: normal(variable, v) for k, v in value.items() if k not in ("parse-names",)}
     return str(value) if isinstance(value, int) else value
@@ -96,6 +104,8 @@ def compare(theirs: list[dict[str, Any]], ours: dict[str, dict[str, Any]], out: 
         for variable in COMPARED:
             if variable not in item:
                 continue
+            if item[variable] == "" and variable not in mine:
+                continue  # pandoc keeps an empty field (`volume = ""`) as "": no value either way
             out.total[variable] += 1
             expected, got = normal(variable, item[variable]), normal(variable, mine.get(variable))
             if expected == got:

@@ -31,10 +31,13 @@ NOT_BIBLIOGRAPHIES = frozenset(
 MERGED_AS_ONE_WORK = frozenset({"baez/online"})
 """Entries with the arXiv id of another entry: one work by point 1 of issue 18 (reported on
 standard error as merged), so their key is the other entry's."""
-AGREEMENT_FLOOR = 0.89
+AGREEMENT_FLOOR = 0.96
 """The share of pandoc's values bib gives equally (after the normalizations of
-corpus.normal, each a documented choice): a floor under the figure measured when this test
-was written, raised as differences are fixed (issue 18 asks for 99.5 %)."""
+corpus.normal, each a documented choice): a floor under the figure measured (96.3 %), raised
+as differences are fixed; the remaining classes are listed with their counts in
+docs/formats.md (issue 18 asks for 99.5 %)."""
+FIELD_FLOORS = {"editor": 0.91, "issue": 0.99, "container-title": 0.99, "volume": 0.99}
+"""Fields that crossref inheritance and pandoc's `number, issue` made agree (64 % before)."""
 
 
 def _texlive_bibs() -> list[Path]:
@@ -90,3 +93,6 @@ def test_field_values_agree_with_pandoc(corpus):
     figures = {v: f"{agreement.ratio(v):.2%} of {agreement.total[v]}" for v in COMPARED}
     print(figures)
     assert agreement.ratio() >= AGREEMENT_FLOOR, figures
+    assert {v: agreement.ratio(v) >= floor for v, floor in FIELD_FLOORS.items()} == dict.fromkeys(
+        FIELD_FLOORS, True
+    ), figures

@@ -68,7 +68,7 @@ def test_csl_input_drops_editor_translator_number_accessed_and_date_parts(tmp_pa
     assert out["number"] == "TR-7"
     assert out["accessed"] == {"date-parts": [[2021, 3, 4]]}
     assert out["issued"] == {"date-parts": [[2020, 5, 17]]}
-    assert out["custom"]["collection-number"] == "12"
+    assert out["collection-number"] == "12"
 
 
 def test_a_csl_item_with_an_empty_type_rejects_the_whole_file(tmp_path):

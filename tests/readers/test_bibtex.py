@@ -98,8 +98,11 @@ def test_doi_gives_the_id_and_booktitle_the_venue(records):
         ("article", EntryType.ARTICLE),
         ("phdthesis", EntryType.THESIS),
         ("techreport", EntryType.REPORT),
-        ("inbook", EntryType.INCOLLECTION),
-        ("online", EntryType.MISC),
+        ("inbook", EntryType.INBOOK),
+        ("online", EntryType.ONLINE),
+        ("manual", EntryType.MANUAL),
+        ("conference", EntryType.INPROCEEDINGS),
+        ("nonsense", EntryType.MISC),
     ],
 )
 def test_entry_types_are_mapped(records, bibtype, expected):

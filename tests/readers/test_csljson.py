@@ -64,7 +64,9 @@ def test_known_variables_and_custom_go_into_fields(records):
         ("article-journal", EntryType.ARTICLE),
         ("article", EntryType.PREPRINT),
         ("chapter", EntryType.INCOLLECTION),
-        ("webpage", EntryType.MISC),
+        ("webpage", EntryType.ONLINE),
+        ("software", EntryType.SOFTWARE),
+        ("document", EntryType.MISC),
     ],
 )
 def test_types_are_mapped(records, csl_type, expected):

@@ -45,7 +45,10 @@ def test_biblatex_eventtitle_falls_back_to_venue(make_record) -> None:
         (EntryType.ARTICLE, "article", "article", "journal", "journaltitle"),
         (EntryType.PREPRINT, "misc", "online", "howpublished", "howpublished"),
         (EntryType.INCOLLECTION, "incollection", "incollection", "booktitle", "booktitle"),
-        (EntryType.BOOK, "book", "book", "howpublished", "howpublished"),
+        (EntryType.BOOK, "book", "book", "booktitle", "booktitle"),
+        (EntryType.MANUAL, "manual", "manual", "howpublished", "howpublished"),
+        (EntryType.ONLINE, "misc", "online", "howpublished", "howpublished"),
+        (EntryType.INBOOK, "incollection", "inbook", "booktitle", "booktitle"),
     ],
 )
 def test_entry_types_use_their_container_field(
