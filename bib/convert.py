@@ -319,6 +319,7 @@ def _spool(
         lookalikes: list[merge.Lookalike] = []
         derived = 0
         parents: set[str] = set()
+        texts: list[str] = []
         for item in prepared:
             if len(bases) == unique:
                 raise RuntimeError("an extraction stage yielded more records than it got")
@@ -330,6 +331,7 @@ def _spool(
             derived += item.title_derived
             if item.parent:
                 parents.add(item.parent)
+            texts.append(item.text_id)
     if len(bases) < unique:
         raise RuntimeError("an extraction stage yielded fewer records than it got")
     stats.records = unique
@@ -337,7 +339,9 @@ def _spool(
         for line in merge.possible_duplicates(lookalikes):
             warn(line)
     stats.titles_derived = derived
-    pinned = options.pinned or {}
+    pinned = dict(options.pinned or {})
+    if pinned:
+        pinned = stable_keys.pin_by_text(pinned, [record_id for record_id, _ in bases], texts)
     brought = [i in owns and owns[i].key == base for i, (_, base) in enumerate(bases)]
     chosen = keys.unique_keys(bases, keys.with_own_keys(bases, brought, pinned))
     if warn is not None:
@@ -384,15 +388,18 @@ def _prepared(
     lookups always here."""
     workers = Workers(options.jobs, options.progress)
     stages, lookups = options.stages, options.lookups
+    texts = bool(options.pinned)
     if not lookups:
         return workers.run(
-            lambda batch: _prepare(_extract(map(record_of, batch), stages), encode), records
+            lambda batch: _prepare(_extract(map(record_of, batch), stages), encode, texts),
+            records,
         )
     extracted = workers.run(lambda batch: _extract(map(record_of, batch), stages), records)
-    return _prepare(_extract(extracted, lookups), encode)
+    return _prepare(_extract(extracted, lookups), encode, texts)
 
 
-def _prepare(records: Iterable[Record], encode: Encoder) -> Iterator[Prepared]:
+def _prepare(records: Iterable[Record], encode: Encoder, texts: bool) -> Iterator[Prepared]:
+    """`texts`: with each record its `stable_keys.text_id` (when existing keys are pinned)."""
     for record in records:
         yield Prepared(
             record.id,
@@ -402,14 +409,15 @@ def _prepare(records: Iterable[Record], encode: Encoder) -> Iterator[Prepared]:
             encode(record),
             OwnKey(record.key, _place(record)) if record.key else None,
             crossref.parent_key(record),
+            stable_keys.text_id(record) if texts else "",
         )
 
 
 class Prepared(NamedTuple):
     """What the spool needs of an extracted record: its id, the key it would have alone,
     whether its title is derived, what a possible duplicate would be told by, what
-    `encode` made of it, the key of its own it had in its input (if any), and the key of its
-    crossref parent."""
+    `encode` made of it, the key of its own it had in its input (if any), the key of its
+    crossref parent, and its `stable_keys.text_id` when existing keys are pinned."""
 
     id: str
     base_key: str
@@ -418,6 +426,7 @@ class Prepared(NamedTuple):
     data: bytes
     own: OwnKey | None = None
     parent: str = ""
+    text_id: str = ""
 
 
 PARALLEL_AFTER = 2_000

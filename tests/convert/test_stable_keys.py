@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from click.testing import Result
 
 SEED = Path(__file__).resolve().parents[2] / "seeds" / "000_465737449dbd50b8.txt"
@@ -72,3 +73,21 @@ def test_an_unreadable_existing_output_is_simply_replaced(
     result = cli("convert", SEED, "-o", out)
     assert result.exit_code == 0
     assert '"id": "usmoe2026"' in out.read_text()
+
+
+SEEDS = SEED.parent
+
+
+@pytest.mark.parametrize("name", ["refs.json", "refs.bib"])
+def test_keys_of_abstracts_with_markup_inside_words_stay_on_a_second_run(
+    cli: Callable[..., Result], tmp_path: Path, name: str
+) -> None:
+    """Regression: `**A**gent **M**emory` makes the id's words "a gent m emory" while our
+    outputs show "Agent Memory", so the record read back had another id and a second run onto
+    the same output renamed `amabench2026`, `logicsage2026` and `metis2026` to `...a`."""
+    out = tmp_path / name
+    assert cli("convert", SEEDS, "-o", out).exit_code == 0
+    first = out.read_bytes()
+    result = cli("convert", SEEDS, "-o", out)
+    assert result.exit_code == 0, result.stderr
+    assert out.read_bytes() == first
