@@ -175,13 +175,27 @@ def test_biblatex_output_gives_no_biber_warning_the_original_does_not(compiled):
     assert _ours_only(compiled, "biber") == []
 
 
+UNICODE_ERROR = re.compile(r"! LaTeX Error: Unicode character .* \(U\+(?P<code>[0-9A-F]+)\)")
+
+
+def _from_the_original(line: str, original_bbl: str) -> bool:
+    """A character pdflatex cannot set that biber also wrote into the original's .bbl: biber
+    decodes `{\\={P}}ot` (xampl.bib) to P and U+0304 for the original as for ours, so the
+    error is biber's and the input's, not something our output added."""
+    match = UNICODE_ERROR.match(line)
+    return match is not None and chr(int(match.group("code"), 16)) in original_bbl
+
+
 @pytest.mark.parametrize("backend", ["bibtex", "biber"])
 def test_pdflatex_compiles_our_output_without_errors(compiled, backend):
     log = (compiled["runs"][f"ours-{backend}"] / "doc.log").read_text(errors="replace")
+    original = compiled["runs"][f"orig-{backend}"] / "doc.bbl"
+    original_bbl = original.read_text(errors="replace") if original.exists() else ""
     problems = [
         line
         for line in log.splitlines()
-        if line.startswith("!") or "Missing character" in line or "not an integer" in line
+        if (line.startswith("!") or "Missing character" in line or "not an integer" in line)
+        and not _from_the_original(line, original_bbl)
     ]
     assert problems == []
     assert (compiled["runs"][f"ours-{backend}"] / "doc.pdf").exists()
