@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +72,7 @@ PAPERS = (
 
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from postgres_server import Server, Unavailable, throwaway  # noqa: E402
+from postgres_server import Server  # noqa: E402
 
 BACKENDS = ("sqlite", "postgresql")
 
@@ -86,16 +86,6 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         elif marked("postgresql_only"):
             chosen = ("postgresql",)
         metafunc.parametrize("backend", chosen, indirect=True)
-
-
-@pytest.fixture(scope="session")
-def postgres_server(unavailable: Callable[[str], Any]) -> Iterator[Server]:
-    """One real PostgreSQL server per test worker (see tests/postgres_server.py)."""
-    try:
-        with throwaway() as server:
-            yield server
-    except Unavailable as exc:
-        unavailable(f"no PostgreSQL server: {exc}")
 
 
 @pytest.fixture

@@ -53,7 +53,7 @@ def zotero_server() -> Iterator[Any]:
 
 
 sys.path.insert(0, str(HERE.parent))
-from postgres_server import Server, Unavailable, throwaway  # noqa: E402
+from postgres_server import Server  # noqa: E402
 
 BACKENDS = ("sqlite", "postgresql")
 
@@ -70,16 +70,6 @@ def backend(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
-@pytest.fixture(scope="session")
-def zotero_postgres(unavailable: Callable[[str], Any]) -> Iterator[Server]:
-    """One real PostgreSQL server per test worker, for the sync state on that backend."""
-    try:
-        with throwaway() as server:
-            yield server
-    except Unavailable as exc:
-        unavailable(f"no PostgreSQL server: {exc}")
-
-
 @pytest.fixture
 def library_path(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Any:
     """A SQLite file, or the URL of a fresh PostgreSQL database (dropped afterwards)."""
@@ -88,7 +78,7 @@ def library_path(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -
         return
     import psycopg
 
-    server: Server = request.getfixturevalue("zotero_postgres")
+    server: Server = request.getfixturevalue("postgres_server")
     name = f"bib_zotero_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(server.url, autocommit=True) as admin:
         admin.execute(f"CREATE DATABASE {name}")
