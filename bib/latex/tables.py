@@ -39,6 +39,22 @@ _ACCENTS = {
     "d": "\u0323",
     "b": "\u0331",
 }
+_LETTERS = {
+    "ss": "ß",
+    "o": "ø",
+    "O": "Ø",
+    "ae": "æ",
+    "AE": "Æ",
+    "oe": "œ",
+    "OE": "Œ",
+    "aa": "å",
+    "AA": "Å",
+    "l": "ł",
+    "L": "Ł",
+    "i": "ı",  # noqa: RUF001
+}
+"""The letter macros (`\\ss`, `\\o`, `\\l`, dotless `\\i`, ...): read in record text and
+decoded from BibTeX alike."""
 _TEXT_SYMBOLS = {
     "ldots": "…",
     "dots": "…",
@@ -64,18 +80,7 @@ _TEXT_SYMBOLS = {
     "copyright": "©",
     "textregistered": "®",
     "texttrademark": "™",
-    "ss": "ß",
-    "o": "ø",
-    "O": "Ø",
-    "ae": "æ",
-    "AE": "Æ",
-    "oe": "œ",
-    "OE": "Œ",
-    "aa": "å",
-    "AA": "Å",
-    "l": "ł",
-    "L": "Ł",
-    "i": "ı",  # noqa: RUF001
+    **_LETTERS,
     "S": "§",
     "P": "¶",
     "dag": "†",
@@ -161,18 +166,7 @@ _MACRO_TEXT = {
     "textasciicircum": "^",
     "textunderscore": "_",
     # letters
-    "ss": "ß",
-    "o": "ø",
-    "O": "Ø",
-    "ae": "æ",
-    "AE": "Æ",
-    "oe": "œ",
-    "OE": "Œ",
-    "aa": "å",
-    "AA": "Å",
-    "l": "ł",
-    "L": "Ł",
-    "i": "ı",  # noqa: RUF001
+    **_LETTERS,
     "j": "ȷ",
     # commands that print nothing themselves: font switches (`{\\em x}`), spacing
     # controls, and the markup macros of TUGboat's bibliographies (`\\acro{TUG}`), whose
