@@ -118,7 +118,8 @@ def test_csl_page_ranges_use_a_hyphen(tmp_path):
     assert item["page"] == "10-119"
 
 
-def _pandoc_names(tmp_path, text):
+def _pandoc_item(tmp_path, text):
+    """pandoc's reading of a .bib (the independent reference)."""
     path = tmp_path / "pandoc.bib"
     path.write_text(text, encoding="utf-8")
     done = subprocess.run(
@@ -127,7 +128,7 @@ def _pandoc_names(tmp_path, text):
         text=True,
         check=True,
     )
-    return json.loads(done.stdout)[0]["author"]
+    return json.loads(done.stdout)[0]
 
 
 def _kindless(name):
@@ -148,7 +149,9 @@ def test_a_bibtex_von_part_stayed_in_the_csl_family_name(tmp_path, require):
     require("pandoc")
     text = "@book{a, title = {T}, author = {" + VON_NAMES + "}}\n"
     ours = _item(tmp_path, text)["author"]
-    assert [_kindless(n) for n in ours] == [_kindless(n) for n in _pandoc_names(tmp_path, text)]
+    assert [_kindless(n) for n in ours] == [
+        _kindless(n) for n in _pandoc_item(tmp_path, text)["author"]
+    ]
     assert ours[0] == {"family": "Soden", "given": "W.", "non-dropping-particle": "von"}
     assert ours[3] == {"family": "Eickstedt", "given": "Klaus-Valtin", "dropping-particle": "von"}
 
@@ -163,5 +166,19 @@ def test_bibtex_output_of_csl_names_with_particles_keeps_them_for_pandoc(tmp_pat
     item = {"id": "a", "type": "book", "title": "T", "author": authors}
     [record] = _records(tmp_path, json.dumps([item]), "refs.json")
     written = bibtex.entry(record, dialect="bibtex")["author"]
-    back = _pandoc_names(tmp_path, "@book{a, title = {T}, author = {" + written + "}}\n")
+    back = _pandoc_item(tmp_path, "@book{a, title = {T}, author = {" + written + "}}\n")["author"]
     assert [_kindless(n) for n in back] == [_kindless(n) for n in authors]
+
+
+def test_a_year_range_was_cut_to_its_first_year(tmp_path, require):
+    """biber keeps `year = {1965--1981}` as the text it prints (the reference: its .bbl);
+    the CSL for that span is a date range, which pandoc writes for `1965/1981`."""
+    require("pandoc")
+    item = _item(tmp_path, "@book{a, title = {T}, year = {1965--1981}}\n")
+    pandoc = _pandoc_item(tmp_path, "@book{a, title = {T}, year = {1965/1981}}\n")["issued"]
+    assert item["issued"] == pandoc == {"date-parts": [[1965], [1981]]}
+    [record] = _records(tmp_path, "@book{a, title = {T}, year = {1965--1981}}\n")
+    assert bibtex.entry(record, dialect="biblatex")["date"] == "1965/1981"
+    assert _item(tmp_path, "@book{a, title = {T}, year = {1865--1865}}\n")["issued"] == {
+        "date-parts": [[1865]]
+    }
