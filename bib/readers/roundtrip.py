@@ -3,13 +3,18 @@
 Writers mark derived titles with a fixed sentence and list extra links as `Code: URL`
 sentences (in `note`, or `addendum` for BibLaTeX). Reading such a file back must give the
 record that was written, not a note that grows by those sentences on every round trip.
+Likewise an abstract: the writers render its markdown (LaTeX markup, or plain text for
+CSL), and `read_back` knows that rendering for the abstract it came from.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
-from bib.record import Link
+from bib.identity import abstract_key
+from bib.latex import to_text
+from bib.record import Link, Record
 from bib.writers.common import DERIVED_TITLE_NOTE, LINK_LABELS
 
 _ROLES = {label: role for role, label in LINK_LABELS.items()}
@@ -36,3 +41,17 @@ def merge_links(*groups: tuple[Link, ...]) -> tuple[Link, ...]:
         for link in group:
             seen.setdefault(link.url, link)
     return tuple(seen.values())
+
+
+def read_back(incoming: Record, stored: Record) -> Record:
+    """`incoming` with the abstract, tags and id of `stored` when its abstract is only our
+    rendering of stored's: the same words shown (markdown, LaTeX markup and escapes aside).
+    The markdown cannot be recovered from the rendering (`**x**` and `\\textbf{x}` both
+    render as "x"), so the one kept is the abstract as typed; the id of a paper list's
+    record is made from that text, and stays. The tags are the ones extracted from that
+    abstract (extracted from its rendering, their evidence and a few cues differ)."""
+    if incoming.abstract == stored.abstract or not incoming.abstract or not stored.abstract:
+        return incoming
+    if abstract_key(to_text(incoming.abstract)) != abstract_key(to_text(stored.abstract)):
+        return incoming
+    return dataclasses.replace(incoming, id=stored.id, abstract=stored.abstract, tags=stored.tags)
