@@ -12,8 +12,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from bib.identity import abstract_key
-from bib.latex import to_text
+from bib.latex import Text, from_latex, to_latex, to_text
 from bib.record import Link, Record
 from bib.writers.common import DERIVED_TITLE_NOTE, LINK_LABELS
 
@@ -44,14 +43,21 @@ def merge_links(*groups: tuple[Link, ...]) -> tuple[Link, ...]:
 
 
 def read_back(incoming: Record, stored: Record) -> Record:
-    """`incoming` with the abstract, tags and id of `stored` when its abstract is only our
-    rendering of stored's: the same words shown (markdown, LaTeX markup and escapes aside).
-    The markdown cannot be recovered from the rendering (`**x**` and `\\textbf{x}` both
-    render as "x"), so the one kept is the abstract as typed; the id of a paper list's
-    record is made from that text, and stays. The tags are the ones extracted from that
-    abstract (extracted from its rendering, their evidence and a few cues differ)."""
-    if incoming.abstract == stored.abstract or not incoming.abstract or not stored.abstract:
+    """`incoming` with the abstract, tags and id of `stored` when its abstract is exactly
+    what our writers render of stored's and our readers read back (`renderings`). The
+    markdown cannot be recovered from a rendering (`**x**` and `\\textbf{x}` both render
+    as "x"), so the one kept is the abstract as typed; the id of a paper list's record is
+    made from that text, and stays; the tags are the ones extracted from it. An abstract
+    edited in any other way (a word, or markdown of a paper list) is an update."""
+    if incoming.abstract == stored.abstract or not stored.abstract:
         return incoming
-    if abstract_key(to_text(incoming.abstract)) != abstract_key(to_text(stored.abstract)):
+    if incoming.abstract not in renderings(stored.abstract):
         return incoming
     return dataclasses.replace(incoming, id=stored.id, abstract=stored.abstract, tags=stored.tags)
+
+
+def renderings(abstract: str) -> tuple[str, str]:
+    """An abstract as it reads back from our BibTeX and BibLaTeX output (its LaTeX, read
+    by `from_latex`) and from our CSL-JSON (its plain text)."""
+    text = Text.of(abstract)
+    return from_latex(to_latex(text)), to_text(text).strip()

@@ -57,6 +57,17 @@ def test_another_abstract_under_the_same_key_is_not_taken_for_ours(tmp_path):
     assert roundtrip.read_back(second, first) == second
 
 
+def test_markdown_added_to_a_paper_list_is_an_update_not_a_rendering(tmp_path):
+    plain, marked = (
+        engine.run(
+            [_write(tmp_path, f"{n}.txt", f"ICML 2026\n\nWe introduce {text} for parsing.\n")],
+            engine.ConvertOptions(stages=()),
+        ).records[0]
+        for n, text in (("a", "FooNet"), ("b", "**FooNet**"))
+    )
+    assert roundtrip.read_back(marked, plain) == marked
+
+
 def test_reading_status_in_custom_was_read_back_as_a_record_field(tmp_path):
     """`bib export` puts the library's annotations in CSL `custom`; the reader took
     `custom.reading-status` for a field of the record."""
