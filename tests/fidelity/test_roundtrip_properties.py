@@ -136,11 +136,11 @@ def test_csl_variables_come_back_through_biblatex(values):
 
 @settings(max_examples=25)
 @given(authors=names_with_particles, editors=names_with_particles)
-def test_particles_of_both_kinds_come_back_through_biblatex_and_csl(authors, editors):
+def test_particles_of_both_kinds_come_back_through_bibtex_biblatex_and_csl(authors, editors):
     """Issue 18, point 7: a dropping particle is written after the given name (`Fontaine,
     Jean de la`) and a non-dropping one before the family name (`van Gogh, Vincent`), so
     each comes back as the kind it was."""
     item = {"id": "k", "type": "book", "title": "T", "author": authors, "editor": editors}
-    for fmt in ("biblatex", "csl-json"):
+    for fmt in ("bibtex", "biblatex", "csl-json"):
         out = _through(item, fmt)
         assert (out["author"], out["editor"]) == (authors, editors), fmt
