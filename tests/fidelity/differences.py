@@ -18,6 +18,7 @@ from typing import Any
 from bib import dates
 from bib.identity import strip_doi
 from bib.readers import bibtex_syntax
+from bib.readers.bibtex import to_unicode
 
 _CONTROL_WORD = re.compile(r"\\[A-Za-z]+")
 _PARTICLES = ("dropping-particle", "non-dropping-particle")
@@ -279,7 +280,8 @@ def howpublished(d: Difference) -> bool:
 
 
 def _letters(text: str) -> str:
-    return "".join(c for c in _CONTROL_WORD.sub("", text).casefold() if c.isalpha())
+    """The letters of a value or of its LaTeX source (decoded as bib decodes it)."""
+    return "".join(c for c in to_unicode(text).casefold() if c.isalpha())
 
 
 def series_key(d: Difference) -> bool:
