@@ -176,8 +176,8 @@ def particles(family: str, given: str) -> Particles:
         von = max((i for i, word in enumerate(words[:-1], 1) if _lower(word)), default=0)
     rest = given.split()
     kept = len(rest)
-    while kept > 1 and _lower(rest[kept - 1]):
-        kept -= 1
+    while kept > 1 and _lower(rest[kept - 1]) and not rest[kept - 1].endswith("."):
+        kept -= 1  # an initial (`e. e.`) is part of the given name, never a particle
     return Particles(
         family=" ".join(words[von:]) if von else family,
         given=" ".join(rest[:kept]) if kept < len(rest) else given,

@@ -182,3 +182,10 @@ def test_a_year_range_was_cut_to_its_first_year(tmp_path, require):
     assert _item(tmp_path, "@book{a, title = {T}, year = {1865--1865}}\n")["issued"] == {
         "date-parts": [[1865]]
     }
+
+
+def test_lower_case_initials_are_no_particle(tmp_path, require):
+    """BibTeX reads `cummings, e. e.` as First `e. e.`; pandoc too (no particle)."""
+    require("pandoc")
+    text = "@book{a, title = {T}, author = {cummings, e. e.}}\n"
+    assert _item(tmp_path, text)["author"] == _pandoc_item(tmp_path, text)["author"]
