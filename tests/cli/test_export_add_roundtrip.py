@@ -98,3 +98,23 @@ def _write(tmp_path, name: str, text: str):
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def test_a_csl_export_of_bold_initials_came_back_as_a_new_record(cli, tmp_path):
+    """The id of a paper list's record is made from the words of its abstract as typed:
+    `**F**ast **N**ets` are the words "f ast n ets"; CSL renders "Fast Nets", so the record
+    read back had another id and was added as a new record (`amabench2026a`)."""
+    abstract = (
+        "We introduce **F**ast **N**ets, parsers of many languages that learn from few "
+        "examples and are robust to noise in the input they are given."
+    )
+    source = _write(tmp_path, "list.txt", f"ICML 2026\n\n{abstract}\n")
+    assert cli("add", source).exit_code == 0
+    out = tmp_path / "out.json"
+    assert cli("export", "-o", out).exit_code == 0
+    [item] = json.loads(out.read_text(encoding="utf-8"))
+    [back] = csljson.read(out.read_bytes(), str(out))
+    [stored] = engine.run([source], engine.ConvertOptions(stages=())).records
+    assert back.id != stored.id  # what made it new
+    report = json.loads(cli("add", "--json", out).stdout)
+    assert (report["new"], report["updated"], report["unchanged"]) == ([], [], [item["id"]])
