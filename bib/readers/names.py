@@ -163,13 +163,17 @@ class Particles:
     dropping: str = ""
 
 
-def particles(family: str, given: str) -> Particles:
+def particles(family: str, given: str) -> Particles | None:
     """The particles an Author holds in place: BibTeX's von part at the start of `family`
     (its words from the first to the last one that starts in lower case, never the last
     word: `van der Laan`, `de V. Smit`) is the non-dropping particle, and lower-case words
     at the end of `given` (`Klaus-Valtin von`, where the CSL reader puts a dropping particle)
     are the dropping one. citeproc-js reads a name the same way (its `parse-names`), and the
-    CSL reader puts them back where they came from, so both kinds survive a round trip."""
+    CSL reader puts them back where they came from, so both kinds survive a round trip.
+    None for a name without particles (most names: told apart without splitting)."""
+    last = given.rfind(" ")
+    if " " not in family and (last < 0 or not _lower(given[last + 1 :])):
+        return None  # one family word and no lower-case word after the given name
     words = family.split()
     von = 0
     if words and _lower(words[0]):
@@ -178,6 +182,8 @@ def particles(family: str, given: str) -> Particles:
     kept = len(rest)
     while kept > 1 and _lower(rest[kept - 1]) and not rest[kept - 1].endswith("."):
         kept -= 1  # an initial (`e. e.`) is part of the given name, never a particle
+    if not von and kept == len(rest):
+        return None
     return Particles(
         family=" ".join(words[von:]) if von else family,
         given=" ".join(rest[:kept]) if kept < len(rest) else given,
@@ -188,5 +194,7 @@ def particles(family: str, given: str) -> Particles:
 
 def _lower(word: str) -> bool:
     """BibTeX's case of a word: that of its first letter (none: not lower case)."""
+    if word[:1].isalpha():
+        return word[0].islower()
     letter = next((char for char in word if char.isalpha()), "")
     return letter.islower()

@@ -298,13 +298,18 @@ def _name(family: str, given: str, literal: str, suffix: str = "") -> dict[str, 
     if literal or not family:
         return {"literal": clean(literal or given)}
     parts = particles(family, given)
-    name = {"family": clean(parts.family)}
-    if parts.given:
-        name["given"] = clean(parts.given)
-    if parts.dropping:
-        name["dropping-particle"] = clean(parts.dropping)
-    if parts.non_dropping:
-        name["non-dropping-particle"] = clean(parts.non_dropping)
+    if parts is None:
+        name = {"family": clean(family)}
+        if given:
+            name["given"] = clean(given)
+    else:
+        name = {"family": clean(parts.family)}
+        if parts.given:
+            name["given"] = clean(parts.given)
+        if parts.dropping:
+            name["dropping-particle"] = clean(parts.dropping)
+        if parts.non_dropping:
+            name["non-dropping-particle"] = clean(parts.non_dropping)
     if suffix:
         name["suffix"] = clean(suffix)
     return name
