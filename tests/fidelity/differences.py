@@ -26,6 +26,10 @@ _PARTICLES = ("dropping-particle", "non-dropping-particle")
 
 @dataclass(frozen=True)
 class Difference:
+    """One value pandoc and bib give differently (both as `corpus.normal` makes them), with
+    the entry's raw fields, its crossref parent's, and those of the other entries of its
+    file (for `merged_work`)."""
+
     key: str
     variable: str
     theirs: Any
