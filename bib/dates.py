@@ -66,6 +66,19 @@ def parts(text: str) -> list[list[int]] | None:
     return out
 
 
+_YEAR_RANGE = re.compile(r"\s*(\d{4})\s*(?:--|-|\u2013|\u2014|/)\s*(\d{4})\s*")
+
+
+def year_range(text: str) -> str | None:
+    """`year = {1965--1981}` as the ISO range `1965/1981`; None for anything else (one
+    year, a range that runs backwards or stays in one year). biber keeps such a year as
+    text and prints it as the span it is; the range is how CSL and BibLaTeX say that."""
+    match = _YEAR_RANGE.fullmatch(text)
+    if match is None or int(match.group(2)) <= int(match.group(1)):
+        return None
+    return f"{match.group(1)}/{match.group(2)}"
+
+
 def iso(date_parts: list[list[int]]) -> str:
     """CSL date-parts as ISO text (the inverse of `parts`)."""
     return "/".join(

@@ -17,6 +17,7 @@ from annotations import MARK, Entry, Filters, Status, Store, open_store
 from annotations.store import Reading
 from bib.cli import terminal
 from bib.errors import BibError
+from bib.record import Record
 
 STATUSES = [str(s) for s in Status]
 EXPORT_FORMATS = ["bibtex", "biblatex", "csl-json", "ris"]
@@ -290,6 +291,7 @@ def add(
     )
     records += fetched
     with open_library(ctx) as store:
+        records = read_back(store, records)
         report = store.upsert(assign_keys(store, records), restore=restore)
     if as_json:
         echo_json(dataclasses.asdict(report))
@@ -313,6 +315,24 @@ def add(
     diagnostic(
         f"{len(report.new)} new, {len(report.updated)} updated, {len(report.unchanged)} unchanged"
     )
+
+
+def read_back(store: Store, records: list[Record]) -> list[Record]:
+    """The records read back from our own export as the stored ones they were written
+    from (`roundtrip.read_back`), found by id, or by key when their abstract-made id
+    changed with the rendering."""
+    from bib.readers import roundtrip
+
+    pinned = store.pinned_keys()
+    by_key = {key.casefold(): record_id for record_id, key in pinned.items()}
+    out = []
+    for record in records:
+        record_id = record.id if record.id in pinned else by_key.get(record.key.casefold())
+        if record_id is None:
+            out.append(record)
+            continue
+        out.append(roundtrip.read_back(record, store.resolve(pinned[record_id])))
+    return out
 
 
 @click.command("show")

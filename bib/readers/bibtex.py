@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from bib import types, venues
+from bib import dates, types, venues
 from bib.errors import BibError
 from bib.extract.urls import role
 from bib.identity import normalize_arxiv, record_id, strip_doi
@@ -188,6 +188,8 @@ def _record(entry: dict[str, str], path: str, line: int, decoding: Decoding) -> 
     )
     if entry_type is EntryType.PREPRINT:  # the type says it: the marker is not kept twice
         extra = tuple((n, v) for n, v in extra if (n, v) != (types.SUBTYPE_FIELD, "preprint"))
+    if "date" not in entry and (span := dates.year_range(get("year", ""))):
+        extra = tuple(sorted((*extra, ("date", span))))
     if implied_kind and "type" not in entry:
         extra = tuple(sorted((*extra, ("type", implied_kind))))
     return Record(

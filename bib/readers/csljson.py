@@ -115,6 +115,12 @@ _ATTRIBUTES = frozenset(
 """Variables read into Record attributes (the rest go to Record.fields)."""
 
 
+LIBRARY_ANNOTATIONS = frozenset({"rating", "reading-status", "personal-tags"})
+"""What `bib export` adds to `custom` from the reading library (annotations.exchange): a
+reader's annotations of the record, not fields of it, so a record read back is the one
+exported. `custom.arxiv` is the writer's place of Record.arxiv_id."""
+
+
 def _year(item: dict[str, Any]) -> int | None:
     text = dates.from_csl(item.get("issued"))
     year = dates.year_of(text)
@@ -153,7 +159,12 @@ def _record(item: dict[str, Any], path: str, line: int | None) -> Record:
     note, derived, note_links = split_note(_text(item.get("note")))
     custom = item.get("custom") or {}
     if isinstance(custom, dict):
-        extra |= {str(k): _text(v) for k, v in custom.items() if _text(v)}
+        arxiv_id = arxiv_id or normalize_arxiv(_text(custom.get("arxiv")))
+        extra |= {
+            str(k): _text(v)
+            for k, v in custom.items()
+            if _text(v) and k not in LIBRARY_ANNOTATIONS and k != "arxiv"
+        }
     return Record(
         id=record_id(
             doi=doi,

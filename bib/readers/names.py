@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 import bibtexparser.customization
 
@@ -150,3 +151,50 @@ def _braced(part: str) -> str:
 
 def format_names(authors: Iterable[Author]) -> str:
     return " and ".join(format_name(a) for a in authors)
+
+
+@dataclass(frozen=True, slots=True)
+class Particles:
+    """A personal name with its particles apart, as CSL names them."""
+
+    family: str
+    given: str
+    non_dropping: str = ""
+    dropping: str = ""
+
+
+def particles(family: str, given: str) -> Particles | None:
+    """The particles an Author holds in place: BibTeX's von part at the start of `family`
+    (its words from the first to the last one that starts in lower case, never the last
+    word: `van der Laan`, `de V. Smit`) is the non-dropping particle, and lower-case words
+    at the end of `given` (`Klaus-Valtin von`, where the CSL reader puts a dropping particle)
+    are the dropping one. citeproc-js reads a name the same way (its `parse-names`), and the
+    CSL reader puts them back where they came from, so both kinds survive a round trip.
+    None for a name without particles (most names: told apart without splitting)."""
+    last = given.rfind(" ")
+    if " " not in family and (last < 0 or not _lower(given[last + 1 :])):
+        return None  # one family word and no lower-case word after the given name
+    words = family.split()
+    von = 0
+    if words and _lower(words[0]):
+        von = max((i for i, word in enumerate(words[:-1], 1) if _lower(word)), default=0)
+    rest = given.split()
+    kept = len(rest)
+    while kept > 1 and _lower(rest[kept - 1]) and not rest[kept - 1].endswith("."):
+        kept -= 1  # an initial (`e. e.`) is part of the given name, never a particle
+    if not von and kept == len(rest):
+        return None
+    return Particles(
+        family=" ".join(words[von:]) if von else family,
+        given=" ".join(rest[:kept]) if kept < len(rest) else given,
+        non_dropping=" ".join(words[:von]),
+        dropping=" ".join(rest[kept:]),
+    )
+
+
+def _lower(word: str) -> bool:
+    """BibTeX's case of a word: that of its first letter (none: not lower case)."""
+    if word[:1].isalpha():
+        return word[0].islower()
+    letter = next((char for char in word if char.isalpha()), "")
+    return letter.islower()

@@ -3,13 +3,17 @@
 Writers mark derived titles with a fixed sentence and list extra links as `Code: URL`
 sentences (in `note`, or `addendum` for BibLaTeX). Reading such a file back must give the
 record that was written, not a note that grows by those sentences on every round trip.
+Likewise an abstract: the writers render its markdown (LaTeX markup, or plain text for
+CSL), and `read_back` knows that rendering for the abstract it came from.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
-from bib.record import Link
+from bib.latex import Text, from_latex, to_latex, to_text
+from bib.record import Link, Record
 from bib.writers.common import DERIVED_TITLE_NOTE, LINK_LABELS
 
 _ROLES = {label: role for role, label in LINK_LABELS.items()}
@@ -36,3 +40,24 @@ def merge_links(*groups: tuple[Link, ...]) -> tuple[Link, ...]:
         for link in group:
             seen.setdefault(link.url, link)
     return tuple(seen.values())
+
+
+def read_back(incoming: Record, stored: Record) -> Record:
+    """`incoming` with the abstract, tags and id of `stored` when its abstract is exactly
+    what our writers render of stored's and our readers read back (`renderings`). The
+    markdown cannot be recovered from a rendering (`**x**` and `\\textbf{x}` both render
+    as "x"), so the one kept is the abstract as typed; the id of a paper list's record is
+    made from that text, and stays; the tags are the ones extracted from it. An abstract
+    edited in any other way (a word, or markdown of a paper list) is an update."""
+    if incoming.abstract == stored.abstract or not stored.abstract:
+        return incoming
+    if incoming.abstract not in renderings(stored.abstract):
+        return incoming
+    return dataclasses.replace(incoming, id=stored.id, abstract=stored.abstract, tags=stored.tags)
+
+
+def renderings(abstract: str) -> tuple[str, str]:
+    """An abstract as it reads back from our BibTeX and BibLaTeX output (its LaTeX, read
+    by `from_latex`) and from our CSL-JSON (its plain text)."""
+    text = Text.of(abstract)
+    return from_latex(to_latex(text)), to_text(text).strip()

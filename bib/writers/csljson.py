@@ -24,7 +24,7 @@ from bib import dates, subtitles, types, variables
 from bib.errors import BibError
 from bib.keys import verbatim_key
 from bib.latex import clean, to_text
-from bib.readers.names import parse_name, split_names
+from bib.readers.names import parse_name, particles, split_names
 from bib.record import ET_AL, EntryType, Record, TagKind
 from bib.subtitles import PART_FIELDS
 from bib.writers.common import (
@@ -293,11 +293,23 @@ def _put_month(out: dict[str, Any], value: str) -> None:
 
 
 def _name(family: str, given: str, literal: str, suffix: str = "") -> dict[str, str]:
+    """A CSL name, its particles apart (`names.particles`: BibTeX's von part and a
+    particle after the given name), as CSL processors need them to print and sort it."""
     if literal or not family:
         return {"literal": clean(literal or given)}
-    name = {"family": clean(family)}
-    if given:
-        name["given"] = clean(given)
+    parts = particles(family, given)
+    if parts is None:
+        name = {"family": clean(family)}
+        if given:
+            name["given"] = clean(given)
+    else:
+        name = {"family": clean(parts.family)}
+        if parts.given:
+            name["given"] = clean(parts.given)
+        if parts.dropping:
+            name["dropping-particle"] = clean(parts.dropping)
+        if parts.non_dropping:
+            name["non-dropping-particle"] = clean(parts.non_dropping)
     if suffix:
         name["suffix"] = clean(suffix)
     return name

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from differences import Difference, sources
+
 from bib import convert as engine
 from bib.writers import csljson
 
@@ -47,7 +49,7 @@ _CASED = frozenset({"title", "container-title", "collection-title"})
 class Agreement:
     equal: Counter[str] = field(default_factory=Counter)
     total: Counter[str] = field(default_factory=Counter)
-    differences: list[tuple[str, str, Any, Any]] = field(default_factory=list)
+    differences: list[Difference] = field(default_factory=list)
 
     def ratio(self, name: str | None = None) -> float:
         if name is None:
@@ -87,20 +89,20 @@ def normal(variable: str, value: Any) -> Any:
         return " ".join(text.replace("\u00a0", " ").split())
     if isinstance(value, list):
         return [normal(variable, v) for v in value]
-    if isinstance(value, dict) and "non-dropping-particle" in value:
-        # a non-dropping particle is part of the family name: citeproc-js splits it off
-        # `family` itself when it reads a name ("parse-names"), so both forms print alike
-        family = f"{value['non-dropping-particle']} {value.get('family', '')}".strip()
-        rest = {k: v for k, v in value.items() if k != "non-dropping-particle"}
-        return normal(variable, {**rest, "family": family})
     if isinstance(value, dict):
         return {k: normal(variable, v) for k, v in value.items() if k not in ("parse-names",)}
     return str(value) if isinstance(value, int) else value
 
 
-def compare(theirs: list[dict[str, Any]], ours: dict[str, dict[str, Any]], out: Agreement) -> None:
+def compare(
+    theirs: list[dict[str, Any]], ours: dict[str, dict[str, Any]], out: Agreement, text: str
+) -> None:
+    """Count pandoc's values (`theirs`) that bib gives equally; keep the others, with the
+    entry's source fields (of the .bib `text`) for `differences.classify`."""
+    entries: dict[str, dict[str, str]] | None = None
     for item in theirs:
-        mine = ours.get(str(item.get("id")), {})
+        key = str(item.get("id"))
+        mine = ours.get(key, {})
         for variable in COMPARED:
             if variable not in item:
                 continue
@@ -110,5 +112,17 @@ def compare(theirs: list[dict[str, Any]], ours: dict[str, dict[str, Any]], out: 
             expected, got = normal(variable, item[variable]), normal(variable, mine.get(variable))
             if expected == got:
                 out.equal[variable] += 1
-            else:
-                out.differences.append((str(item.get("id")), variable, expected, got))
+                continue
+            entries = sources(text) if entries is None else entries
+            source = entries.get(key, {})
+            out.differences.append(
+                Difference(
+                    key,
+                    variable,
+                    expected,
+                    got,
+                    source,
+                    entries.get(source.get("crossref", ""), {}),
+                    tuple(fields for other, fields in entries.items() if other != key),
+                )
+            )

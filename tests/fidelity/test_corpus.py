@@ -10,12 +10,14 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from corpus import COMPARED, Agreement, compare, our_items, pandoc_items
+from differences import CLASSES, Difference, classify
 
 MAX_BYTES = 1_000_000
 NEEDS_FORGIVING_READER = frozenset({"jbtest.bib"})
@@ -31,15 +33,27 @@ NOT_BIBLIOGRAPHIES = frozenset(
 MERGED_AS_ONE_WORK = frozenset({"baez/online"})
 """Entries with the arXiv id of another entry: one work by point 1 of issue 18 (reported on
 standard error as merged), so their key is the other entry's."""
-AGREEMENT_FLOOR = 0.93
+AGREEMENT_FLOOR = 0.935
 """The share of pandoc's values bib gives equally (after the normalizations of
-corpus.normal, each a documented choice): a floor under the figure measured (93.6 %), raised
-as differences are fixed; the remaining classes are listed with their counts in
-docs/formats.md (issue 18 asks for 99.5 %). Most of what is left is deliberate: pandoc deletes
-the macros it does not know (TUGboat's `\\TUB`, Beebe's logos) with their text; bib keeps it."""
-FIELD_FLOORS = {"editor": 0.91, "issue": 0.99, "container-title": 0.72, "volume": 0.99}
-"""Fields that crossref inheritance and pandoc's `number, issue` made agree (64 % before);
-container-title counts every TUGboat issue, where pandoc gives nothing for `\\TUB`."""
+corpus.normal, each a documented choice): a floor under the figure measured (93.6 %)."""
+FIELD_FLOORS = {
+    "title": 0.83,
+    "author": 0.96,
+    "editor": 0.92,
+    "issued": 0.97,
+    "container-title": 0.72,
+    "publisher": 0.92,
+    "volume": 0.99,
+    "issue": 0.99,
+    "page": 0.99,
+    "URL": 0.97,
+}
+"""Per field, under the figures measured (docs/formats.md); container-title counts every
+TUGboat issue, where pandoc gives nothing for `\\TUB`."""
+UNEXPLAINED_CEILING = 0.005
+"""Issue 18, point 10 (b): the differences no class of `differences.CLASSES` explains, as
+a share of all values compared (measured: 0.28 %, 38 of 13,400)."""
+DOCS = Path(__file__).parents[2] / "docs" / "formats.md"
 
 
 def _texlive_bibs() -> list[Path]:
@@ -84,17 +98,48 @@ def test_every_entry_pandoc_reads_is_an_output_record_with_its_key(corpus):
     assert missing == {}
 
 
-def test_field_values_agree_with_pandoc(corpus):
-    agreement = Agreement()
+@pytest.fixture(scope="module")
+def agreement(corpus) -> Agreement:
+    found = Agreement()
     for path in _readable(corpus):
         try:
             theirs = pandoc_items(path)
         except subprocess.CalledProcessError:
             continue
-        compare(theirs, our_items(path), agreement)
+        compare(theirs, our_items(path), found, path.read_text(encoding="utf-8", errors="replace"))
+    return found
+
+
+def test_field_values_agree_with_pandoc(agreement):
     figures = {v: f"{agreement.ratio(v):.2%} of {agreement.total[v]}" for v in COMPARED}
     print(figures)
     assert agreement.ratio() >= AGREEMENT_FLOOR, figures
     assert {v: agreement.ratio(v) >= floor for v, floor in FIELD_FLOORS.items()} == dict.fromkeys(
         FIELD_FLOORS, True
     ), figures
+
+
+def test_every_difference_but_a_half_percent_is_a_deliberate_class(agreement):
+    """Equal or explained: at least 99.5 % of pandoc's values (issue 18, point 10 (b))."""
+    classes = Counter(classify(d) for d in agreement.differences)
+    total = sum(agreement.total.values())
+    unexplained = [d for d in agreement.differences if classify(d) is None]
+    print({name or "unexplained": count for name, count in classes.most_common()})
+    assert [c.name for c in CLASSES if not classes[c.name]] == []  # no rule without a case
+    assert len(unexplained) <= UNEXPLAINED_CEILING * total, [
+        (d.key, d.variable, d.theirs, d.ours) for d in unexplained
+    ]
+
+
+def test_every_class_of_difference_has_its_row_in_the_docs():
+    text = DOCS.read_text(encoding="utf-8")
+    assert [c.name for c in CLASSES if f"| {c.name} |" not in text] == []
+
+
+def test_a_difference_pandoc_did_not_make_by_deleting_a_macro_is_unexplained():
+    """The rules look at the values and the source: text bib added, or a value changed
+    where the source has no command, is no deletion of pandoc's."""
+    source = {"title": "Electronic Publishing\\Dash Origination"}
+    deleted = Difference("k", "title", "publishingorigination", "publishing—origination", source)
+    added = Difference("k", "title", "publishing origination", "publishing new origination", {})
+    assert (classify(deleted), classify(added)) == ("unknown macro deleted", None)

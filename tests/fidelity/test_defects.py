@@ -8,6 +8,7 @@ the CSL-JSON schema (schema/csl-data.json: `date-parts`, name `suffix`, particle
 from __future__ import annotations
 
 import json
+import subprocess
 
 from bib import convert as engine
 from bib.writers import bibtex, csljson
@@ -115,3 +116,76 @@ def test_noopsort_year_is_read_as_the_printed_year(tmp_path):
 def test_csl_page_ranges_use_a_hyphen(tmp_path):
     item = _item(tmp_path, "@article{a, title = {T}, pages = {10--119}}\n")
     assert item["page"] == "10-119"
+
+
+def _pandoc_item(tmp_path, text):
+    """pandoc's reading of a .bib (the independent reference)."""
+    path = tmp_path / "pandoc.bib"
+    path.write_text(text, encoding="utf-8")
+    done = subprocess.run(
+        ["pandoc", "-f", "bibtex", "-t", "csljson", str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(done.stdout)[0]
+
+
+def _kindless(name):
+    """A CSL name with its particle, whatever its kind (pandoc calls BibTeX's von part a
+    dropping particle, citeproc-js and bib a non-dropping one: docs/formats.md)."""
+    found = name.get("dropping-particle") or name.get("non-dropping-particle") or ""
+    rest = {k: v for k, v in name.items() if not k.endswith("particle")}
+    return {**rest, "particle": found}
+
+
+VON_NAMES = (
+    "von Soden, W. and Ludwig van Beethoven and de la Fontaine, Jean and "
+    "Eickstedt, Klaus-Valtin von and de V. Smit, G. and von Neumann, Jr, John"
+)
+
+
+def test_a_bibtex_von_part_stayed_in_the_csl_family_name(tmp_path, require):
+    require("pandoc")
+    text = "@book{a, title = {T}, author = {" + VON_NAMES + "}}\n"
+    ours = _item(tmp_path, text)["author"]
+    assert [_kindless(n) for n in ours] == [
+        _kindless(n) for n in _pandoc_item(tmp_path, text)["author"]
+    ]
+    assert ours[0] == {"family": "Soden", "given": "W.", "non-dropping-particle": "von"}
+    assert ours[3] == {"family": "Eickstedt", "given": "Klaus-Valtin", "dropping-particle": "von"}
+
+
+def test_bibtex_output_of_csl_names_with_particles_keeps_them_for_pandoc(tmp_path, require):
+    """BibTeX has one kind of particle (its von part); pandoc reads both back as particles."""
+    require("pandoc")
+    authors = [
+        {"family": "Gogh", "given": "Vincent", "non-dropping-particle": "van"},
+        {"family": "Fontaine", "given": "Jean", "dropping-particle": "de la"},
+    ]
+    item = {"id": "a", "type": "book", "title": "T", "author": authors}
+    [record] = _records(tmp_path, json.dumps([item]), "refs.json")
+    written = bibtex.entry(record, dialect="bibtex")["author"]
+    back = _pandoc_item(tmp_path, "@book{a, title = {T}, author = {" + written + "}}\n")["author"]
+    assert [_kindless(n) for n in back] == [_kindless(n) for n in authors]
+
+
+def test_a_year_range_was_cut_to_its_first_year(tmp_path, require):
+    """biber keeps `year = {1965--1981}` as the text it prints (the reference: its .bbl);
+    the CSL for that span is a date range, which pandoc writes for `1965/1981`."""
+    require("pandoc")
+    item = _item(tmp_path, "@book{a, title = {T}, year = {1965--1981}}\n")
+    pandoc = _pandoc_item(tmp_path, "@book{a, title = {T}, year = {1965/1981}}\n")["issued"]
+    assert item["issued"] == pandoc == {"date-parts": [[1965], [1981]]}
+    [record] = _records(tmp_path, "@book{a, title = {T}, year = {1965--1981}}\n")
+    assert bibtex.entry(record, dialect="biblatex")["date"] == "1965/1981"
+    assert _item(tmp_path, "@book{a, title = {T}, year = {1865--1865}}\n")["issued"] == {
+        "date-parts": [[1865]]
+    }
+
+
+def test_lower_case_initials_are_no_particle(tmp_path, require):
+    """BibTeX reads `cummings, e. e.` as First `e. e.`; pandoc too (no particle)."""
+    require("pandoc")
+    text = "@book{a, title = {T}, author = {cummings, e. e.}}\n"
+    assert _item(tmp_path, text)["author"] == _pandoc_item(tmp_path, text)["author"]

@@ -55,6 +55,15 @@ names = st.lists(
     min_size=1,
     max_size=4,
 )
+particle = st.sampled_from(["van", "von", "de la", "van der", "d'", "di", "ter"])
+names_with_particles = st.lists(
+    st.fixed_dictionaries(
+        {"family": part, "given": part},
+        optional={"dropping-particle": particle, "non-dropping-particle": particle},
+    ),
+    min_size=1,
+    max_size=4,
+)
 _TEXT = _UPPER + _LOWER + "0123456789 .,:;()/'?!"
 text = (
     st.text(_TEXT, min_size=1, max_size=40).map(lambda value: " ".join(value.split())).filter(bool)
@@ -123,3 +132,15 @@ def test_csl_variables_come_back_through_biblatex(values):
     item = {"id": "k", "type": "book", "title": "T", **values}
     out = _through(item, "biblatex")
     assert {name: out.get(name) for name in values} == values
+
+
+@settings(max_examples=25)
+@given(authors=names_with_particles, editors=names_with_particles)
+def test_particles_of_both_kinds_come_back_through_bibtex_biblatex_and_csl(authors, editors):
+    """Issue 18, point 7: a dropping particle is written after the given name (`Fontaine,
+    Jean de la`) and a non-dropping one before the family name (`van Gogh, Vincent`), so
+    each comes back as the kind it was."""
+    item = {"id": "k", "type": "book", "title": "T", "author": authors, "editor": editors}
+    for fmt in ("bibtex", "biblatex", "csl-json"):
+        out = _through(item, fmt)
+        assert (out["author"], out["editor"]) == (authors, editors), fmt
