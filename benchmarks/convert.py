@@ -12,13 +12,22 @@ a sample: they are far slower) and prints the ratios.
     python benchmarks/convert.py --repeat 3      # the fastest of 3 runs of each
     python benchmarks/convert.py --bib refs.bib  # .bib input beside pybtex, bibtexparser, pandoc
     python benchmarks/convert.py --texlive 20000 # the same on TeX Live's .bib files, 20,000 entries
+    python benchmarks/convert.py --jobs 1 2 --sizes 20000 100000   # the --jobs sweep
+
+Every single-process figure is taken with `--jobs 1` (the default uses every core, and the
+CPU time of one process would then leave out its workers'). The `--jobs` sweep gives each
+run's wall time, the CPU time of the main process and of its workers, and the speed-up over
+`--jobs 1` in the same sweep, beside the bound the main process's share sets (its CPU time
+is work the workers cannot take over).
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import hashlib
 import json
+import os
 import random
 import re
 import resource
@@ -84,11 +93,65 @@ def child(mode: str, path: Path) -> dict[str, float]:
     outputs = [f"-o{path.with_name(path.stem + '-' + mode + suffix)}" for suffix in suffixes]
     start = time.process_time()
     wall = time.perf_counter()
-    main.main(["convert", str(path), *outputs, *options], standalone_mode=False)
+    main.main(["convert", str(path), *outputs, "--jobs", "1", *options], standalone_mode=False)
     cpu = time.process_time() - start
     wall = time.perf_counter() - wall
     rss_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return {"cpu": cpu, "wall": wall, "rss_mib": rss_kib / 1024}
+
+
+def jobs_child(jobs: int, path: Path) -> dict[str, float]:
+    """Runs in its own process: `bib convert -o .bib --jobs N`, its wall time, the CPU time
+    of this (main) process and of its workers (reaped when the pool closes)."""
+    from bib.cli import main
+
+    out = path.with_name(f"{path.stem}-jobs{jobs}.bib")
+    out.unlink(missing_ok=True)  # an existing output would be read for stable keys
+    wall = time.perf_counter()
+    main.main(["convert", str(path), "-o", str(out), "--jobs", str(jobs)], standalone_mode=False)
+    wall = time.perf_counter() - wall
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {
+        "wall": wall,
+        "main_cpu": own.ru_utime + own.ru_stime,
+        "workers_cpu": workers.ru_utime + workers.ru_stime,
+        "rss_mib": own.ru_maxrss / 1024,
+        "digest": int.from_bytes(hashlib.sha256(out.read_bytes()).digest()[:6], "big"),
+    }
+
+
+def jobs_sweep(sizes: list[int], jobs: list[int], repeat: int) -> None:
+    """`--jobs` against `--jobs 1` in the same run, each the fastest wall time of `repeat`.
+
+    `bound` is the speed-up the main process allows on `cores` processors: it runs while the
+    workers do, so a run takes at least the main process's CPU time and at least all CPU time
+    over the cores, whichever is longer."""
+    cores = len(os.sched_getaffinity(0))
+    print(f"--jobs sweep: `bib convert LIST -o x.bib --jobs N`, {cores} usable cores, "
+          f"load average {os.getloadavg()[0]:.1f}")  # fmt: skip
+    print(f"{'N':>8} {'jobs':>4} {'wall s':>7} {'records/s':>10} {'main CPU':>9} "
+          f"{'workers':>8} {'speed-up':>8} {'bound':>6} {'same':>5}")  # fmt: skip
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in sizes:
+            path = Path(tmp) / f"jobs{n}.txt"
+            paper_list(n, path)
+            single: dict[str, float] = {}
+            for count in jobs:
+                runs = [run_child("jobs", str(path), str(count)) for _ in range(repeat)]
+                best = min(runs, key=lambda run: run["wall"])
+                single = single or best
+                cpu = best["main_cpu"] + best["workers_cpu"]
+                floor = max(best["main_cpu"], cpu / min(cores, count + 1))
+                bound = single["main_cpu"] / floor if count > 1 else 1.0
+                print(
+                    f"{n:>8} {count:>4} {best['wall']:>7.1f} {n / best['wall']:>10.0f} "
+                    f"{best['main_cpu']:>9.1f} {best['workers_cpu']:>8.1f} "
+                    f"{single['wall'] / best['wall']:>7.2f}x {bound:>5.2f}x "
+                    f"{'yes' if best['digest'] == single['digest'] else 'NO':>5}"
+                )
+    print("(speed-up: --jobs 1's wall time over this one's; bound: --jobs 1's CPU time over "
+          "max(main CPU, all CPU / cores); same: output byte-identical to --jobs 1's)")  # fmt: skip
 
 
 def stages(path: Path) -> dict[str, float]:
@@ -216,7 +279,7 @@ def bib_child(mode: str, path: Path) -> dict[str, float]:
 
         out = path.with_name(path.stem + "-bench.json")
         out.unlink(missing_ok=True)  # an existing output would be read for stable keys
-        main.main(["convert", str(path), "-o", str(out)], standalone_mode=False)
+        main.main(["convert", str(path), "-o", str(out), "--jobs", "1"], standalone_mode=False)
         count = len(json.loads(out.read_text(encoding="utf-8")))
     elif mode == "bib-parse":
         from bib.readers.bibtex_syntax import parse
@@ -317,14 +380,22 @@ def main() -> None:
     parser.add_argument(
         "--texlive", type=int, metavar="N", help="--bib on TeX Live's .bib files, N entries"
     )
-    parser.add_argument("--child", nargs=2, metavar=("MODE", "PATH"), help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--jobs", type=int, nargs="+", metavar="N", help="the --jobs sweep (default sizes 20k 100k)"
+    )
+    parser.add_argument("--child", nargs="+", metavar="MODE PATH", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         mode, path = args.child[0], Path(args.child[1])
-        if mode in ("bib-convert", "bib-parse", "pybtex", "bibtexparser"):
+        if mode == "jobs":
+            print(json.dumps(jobs_child(int(args.child[2]), path)))
+        elif mode in ("bib-convert", "bib-parse", "pybtex", "bibtexparser"):
             print(json.dumps(bib_child(mode, path)))
         else:
             print(json.dumps(stages(path) if mode == "stages" else child(mode, path)))
+        return
+    if args.jobs:
+        jobs_sweep(args.sizes or [20_000, 100_000], args.jobs, args.repeat)
         return
     if args.bib:
         bib_input(args.bib.resolve(), args.repeat)
