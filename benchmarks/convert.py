@@ -13,6 +13,7 @@ a sample: they are far slower) and prints the ratios.
     python benchmarks/convert.py --bib refs.bib  # .bib input beside pybtex, bibtexparser, pandoc
     python benchmarks/convert.py --texlive 20000 # the same on TeX Live's .bib files, 20,000 entries
     python benchmarks/convert.py --jobs 1 2 --sizes 20000 100000   # the --jobs sweep
+    python benchmarks/convert.py --bib-memory 10000 50000 100000   # peak RSS by .bib size
 
 Every single-process figure is taken with `--jobs 1` (the default uses every core, and the
 CPU time of one process would then leave out its workers'). The `--jobs` sweep gives each
@@ -124,14 +125,16 @@ def jobs_child(jobs: int, path: Path) -> dict[str, float]:
 def jobs_sweep(sizes: list[int], jobs: list[int], repeat: int) -> None:
     """`--jobs` against `--jobs 1` in the same run, each the fastest wall time of `repeat`.
 
-    `bound` is the speed-up the main process allows on `cores` processors: it runs while the
-    workers do, so a run takes at least the main process's CPU time and at least all CPU time
-    over the cores, whichever is longer."""
+    `bound` is the speed-up the main process allows on `cores` processors if all its work ran
+    while the workers do (a run then takes at least the main process's CPU time and at least
+    all CPU time over the cores); `serial` if none of it did (reading and merging come before
+    any worker starts, writing after the last: Amdahl's law with the main process's CPU time
+    as the serial part). The truth lies between (docs/convert.md)."""
     cores = len(os.sched_getaffinity(0))
     print(f"--jobs sweep: `bib convert LIST -o x.bib --jobs N`, {cores} usable cores, "
           f"load average {os.getloadavg()[0]:.1f}")  # fmt: skip
     print(f"{'N':>8} {'jobs':>4} {'wall s':>7} {'records/s':>10} {'main CPU':>9} "
-          f"{'workers':>8} {'speed-up':>8} {'bound':>6} {'same':>5}")  # fmt: skip
+          f"{'workers':>8} {'speed-up':>8} {'bound':>6} {'serial':>6} {'same':>5}")  # fmt: skip
     with tempfile.TemporaryDirectory() as tmp:
         for n in sizes:
             path = Path(tmp) / f"jobs{n}.txt"
@@ -144,14 +147,17 @@ def jobs_sweep(sizes: list[int], jobs: list[int], repeat: int) -> None:
                 cpu = best["main_cpu"] + best["workers_cpu"]
                 floor = max(best["main_cpu"], cpu / min(cores, count + 1))
                 bound = single["main_cpu"] / floor if count > 1 else 1.0
+                workers = best["workers_cpu"] / min(cores, count) if count > 1 else 0.0
+                serial = single["main_cpu"] / (best["main_cpu"] + workers)
                 print(
                     f"{n:>8} {count:>4} {best['wall']:>7.1f} {n / best['wall']:>10.0f} "
                     f"{best['main_cpu']:>9.1f} {best['workers_cpu']:>8.1f} "
-                    f"{single['wall'] / best['wall']:>7.2f}x {bound:>5.2f}x "
+                    f"{single['wall'] / best['wall']:>7.2f}x {bound:>5.2f}x {serial:>5.2f}x "
                     f"{'yes' if best['digest'] == single['digest'] else 'NO':>5}"
                 )
     print("(speed-up: --jobs 1's wall time over this one's; bound: --jobs 1's CPU time over "
-          "max(main CPU, all CPU / cores); same: output byte-identical to --jobs 1's)")  # fmt: skip
+          "max(main CPU, all CPU / cores); serial: the same over main CPU + workers' CPU / cores;\n"
+          " same: output byte-identical to --jobs 1's)")  # fmt: skip
 
 
 def stages(path: Path) -> dict[str, float]:
@@ -198,10 +204,11 @@ _CROSSREF = re.compile(r"(\bcrossref\s*=\s*[{\"])([^}\"]+)", re.IGNORECASE)
 _NOT_ENTRIES = frozenset({"string", "preamble", "comment"})
 
 
-def texlive_bib(n: int, path: Path) -> int:
+def texlive_bib(n: int, path: Path, for_pandoc: bool = True) -> int:
     """A real-looking `.bib` of `n` entries: TeX Live's UTF-8 bibliographies one after the
-    other, again and again, each copy's keys (and crossrefs) renamed so that every key is new.
-    Returns the entries written (fewer when TeX Live's .bib files are not installed)."""
+    other, again and again, each copy's keys (and crossrefs) renamed so that every key is new;
+    `for_pandoc`: only the files pandoc reads. Returns the entries written (fewer when TeX
+    Live's .bib files are not installed)."""
     root = subprocess.run(
         ["kpsewhich", "-var-value", "TEXMFDIST"], capture_output=True, text=True, check=False
     ).stdout.strip()
@@ -211,7 +218,7 @@ def texlive_bib(n: int, path: Path) -> int:
             text = bib.read_text(encoding="utf-8")
         except UnicodeDecodeError:
             continue  # jurabib's Latin-1 test file
-        if _pandoc_refuses(bib):
+        if for_pandoc and _pandoc_refuses(bib):
             continue  # pandoc must read the whole file for the comparison
         texts.append(text)
     written, copy = 0, 0
@@ -349,6 +356,31 @@ def bib_input(path: Path, repeat: int) -> None:
     )
 
 
+def bib_memory(sizes: list[int]) -> None:
+    """Peak memory of `bib convert FILE -o x.json` and of pybtex's `parse_file` on the same
+    TeX Live `.bib` of each size, each in its own process, and the growth per entry."""
+    print("Peak RSS (MiB) by .bib entries (TeX Live's files), each reader in its own process")
+    print(f"{'entries':>8} {'bib convert':>12} {'pybtex':>8} {'bib/pybtex':>11} "
+          f"{'bib KiB/entry':>14} {'pybtex KiB/entry':>17}")  # fmt: skip
+    last: tuple[int, float, float] | None = None
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in sizes:
+            path = Path(tmp) / f"texlive{n}.bib"
+            texlive_bib(n, path, for_pandoc=False)
+            ours = run_child("bib-convert", str(path))["rss_mib"]
+            theirs = run_child("pybtex", str(path))["rss_mib"]
+            growth = ("", "")
+            if last is not None:
+                growth = tuple(
+                    f"{(now - then) * 1024 / (n - last[0]):.2f}"
+                    for now, then in ((ours, last[1]), (theirs, last[2]))
+                )  # type: ignore[assignment]
+            print(f"{n:>8} {ours:>12.1f} {theirs:>8.1f} {ours / theirs:>10.2f}x "
+                  f"{growth[0]:>14} {growth[1]:>17}")  # fmt: skip
+            last = (n, ours, theirs)
+    print("(KiB/entry: growth of the peak per extra entry since the previous size)")
+
+
 def run_child(*args: str) -> dict[str, float]:
     out = subprocess.run(
         [sys.executable, __file__, "--child", *args],
@@ -383,6 +415,9 @@ def main() -> None:
     parser.add_argument(
         "--jobs", type=int, nargs="+", metavar="N", help="the --jobs sweep (default sizes 20k 100k)"
     )
+    parser.add_argument(
+        "--bib-memory", type=int, nargs="+", metavar="N", help="peak RSS by .bib entries"
+    )
     parser.add_argument("--child", nargs="+", metavar="MODE PATH", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -393,6 +428,9 @@ def main() -> None:
             print(json.dumps(bib_child(mode, path)))
         else:
             print(json.dumps(stages(path) if mode == "stages" else child(mode, path)))
+        return
+    if args.bib_memory:
+        bib_memory(args.bib_memory)
         return
     if args.jobs:
         jobs_sweep(args.sizes or [20_000, 100_000], args.jobs, args.repeat)
