@@ -12,13 +12,23 @@ a sample: they are far slower) and prints the ratios.
     python benchmarks/convert.py --repeat 3      # the fastest of 3 runs of each
     python benchmarks/convert.py --bib refs.bib  # .bib input beside pybtex, bibtexparser, pandoc
     python benchmarks/convert.py --texlive 20000 # the same on TeX Live's .bib files, 20,000 entries
+    python benchmarks/convert.py --jobs 1 2 --sizes 20000 100000   # the --jobs sweep
+    python benchmarks/convert.py --bib-memory 10000 50000 100000   # peak RSS by .bib size
+
+Every single-process figure is taken with `--jobs 1` (the default uses every core, and the
+CPU time of one process would then leave out its workers'). The `--jobs` sweep gives each
+run's wall time, the CPU time of the main process and of its workers, and the speed-up over
+`--jobs 1` in the same sweep, beside the bound the main process's share sets (its CPU time
+is work the workers cannot take over).
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import hashlib
 import json
+import os
 import random
 import re
 import resource
@@ -84,11 +94,70 @@ def child(mode: str, path: Path) -> dict[str, float]:
     outputs = [f"-o{path.with_name(path.stem + '-' + mode + suffix)}" for suffix in suffixes]
     start = time.process_time()
     wall = time.perf_counter()
-    main.main(["convert", str(path), *outputs, *options], standalone_mode=False)
+    main.main(["convert", str(path), *outputs, "--jobs", "1", *options], standalone_mode=False)
     cpu = time.process_time() - start
     wall = time.perf_counter() - wall
     rss_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return {"cpu": cpu, "wall": wall, "rss_mib": rss_kib / 1024}
+
+
+def jobs_child(jobs: int, path: Path) -> dict[str, float]:
+    """Runs in its own process: `bib convert -o .bib --jobs N`, its wall time, the CPU time
+    of this (main) process and of its workers (reaped when the pool closes)."""
+    from bib.cli import main
+
+    out = path.with_name(f"{path.stem}-jobs{jobs}.bib")
+    out.unlink(missing_ok=True)  # an existing output would be read for stable keys
+    wall = time.perf_counter()
+    main.main(["convert", str(path), "-o", str(out), "--jobs", str(jobs)], standalone_mode=False)
+    wall = time.perf_counter() - wall
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {
+        "wall": wall,
+        "main_cpu": own.ru_utime + own.ru_stime,
+        "workers_cpu": workers.ru_utime + workers.ru_stime,
+        "rss_mib": own.ru_maxrss / 1024,
+        "digest": int.from_bytes(hashlib.sha256(out.read_bytes()).digest()[:6], "big"),
+    }
+
+
+def jobs_sweep(sizes: list[int], jobs: list[int], repeat: int) -> None:
+    """`--jobs` against `--jobs 1` in the same run, each the fastest wall time of `repeat`.
+
+    `bound` is the speed-up the main process allows on `cores` processors if all its work ran
+    while the workers do (a run then takes at least the main process's CPU time and at least
+    all CPU time over the cores); `serial` if none of it did (reading and merging come before
+    any worker starts, writing after the last: Amdahl's law with the main process's CPU time
+    as the serial part). The truth lies between (docs/convert.md)."""
+    cores = len(os.sched_getaffinity(0))
+    print(f"--jobs sweep: `bib convert LIST -o x.bib --jobs N`, {cores} usable cores, "
+          f"load average {os.getloadavg()[0]:.1f}")  # fmt: skip
+    print(f"{'N':>8} {'jobs':>4} {'wall s':>7} {'records/s':>10} {'main CPU':>9} "
+          f"{'workers':>8} {'speed-up':>8} {'bound':>6} {'serial':>6} {'same':>5}")  # fmt: skip
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in sizes:
+            path = Path(tmp) / f"jobs{n}.txt"
+            paper_list(n, path)
+            single: dict[str, float] = {}
+            for count in jobs:
+                runs = [run_child("jobs", str(path), str(count)) for _ in range(repeat)]
+                best = min(runs, key=lambda run: run["wall"])
+                single = single or best
+                cpu = best["main_cpu"] + best["workers_cpu"]
+                floor = max(best["main_cpu"], cpu / min(cores, count + 1))
+                bound = single["main_cpu"] / floor if count > 1 else 1.0
+                workers = best["workers_cpu"] / min(cores, count) if count > 1 else 0.0
+                serial = single["main_cpu"] / (best["main_cpu"] + workers)
+                print(
+                    f"{n:>8} {count:>4} {best['wall']:>7.1f} {n / best['wall']:>10.0f} "
+                    f"{best['main_cpu']:>9.1f} {best['workers_cpu']:>8.1f} "
+                    f"{single['wall'] / best['wall']:>7.2f}x {bound:>5.2f}x {serial:>5.2f}x "
+                    f"{'yes' if best['digest'] == single['digest'] else 'NO':>5}"
+                )
+    print("(speed-up: --jobs 1's wall time over this one's; bound: --jobs 1's CPU time over "
+          "max(main CPU, all CPU / cores); serial: the same over main CPU + workers' CPU / cores;\n"
+          " same: output byte-identical to --jobs 1's)")  # fmt: skip
 
 
 def stages(path: Path) -> dict[str, float]:
@@ -135,10 +204,11 @@ _CROSSREF = re.compile(r"(\bcrossref\s*=\s*[{\"])([^}\"]+)", re.IGNORECASE)
 _NOT_ENTRIES = frozenset({"string", "preamble", "comment"})
 
 
-def texlive_bib(n: int, path: Path) -> int:
+def texlive_bib(n: int, path: Path, for_pandoc: bool = True) -> int:
     """A real-looking `.bib` of `n` entries: TeX Live's UTF-8 bibliographies one after the
-    other, again and again, each copy's keys (and crossrefs) renamed so that every key is new.
-    Returns the entries written (fewer when TeX Live's .bib files are not installed)."""
+    other, again and again, each copy's keys (and crossrefs) renamed so that every key is new;
+    `for_pandoc`: only the files pandoc reads. Returns the entries written (fewer when TeX
+    Live's .bib files are not installed)."""
     root = subprocess.run(
         ["kpsewhich", "-var-value", "TEXMFDIST"], capture_output=True, text=True, check=False
     ).stdout.strip()
@@ -148,7 +218,7 @@ def texlive_bib(n: int, path: Path) -> int:
             text = bib.read_text(encoding="utf-8")
         except UnicodeDecodeError:
             continue  # jurabib's Latin-1 test file
-        if _pandoc_refuses(bib):
+        if for_pandoc and _pandoc_refuses(bib):
             continue  # pandoc must read the whole file for the comparison
         texts.append(text)
     written, copy = 0, 0
@@ -216,7 +286,7 @@ def bib_child(mode: str, path: Path) -> dict[str, float]:
 
         out = path.with_name(path.stem + "-bench.json")
         out.unlink(missing_ok=True)  # an existing output would be read for stable keys
-        main.main(["convert", str(path), "-o", str(out)], standalone_mode=False)
+        main.main(["convert", str(path), "-o", str(out), "--jobs", "1"], standalone_mode=False)
         count = len(json.loads(out.read_text(encoding="utf-8")))
     elif mode == "bib-parse":
         from bib.readers.bibtex_syntax import parse
@@ -286,6 +356,31 @@ def bib_input(path: Path, repeat: int) -> None:
     )
 
 
+def bib_memory(sizes: list[int]) -> None:
+    """Peak memory of `bib convert FILE -o x.json` and of pybtex's `parse_file` on the same
+    TeX Live `.bib` of each size, each in its own process, and the growth per entry."""
+    print("Peak RSS (MiB) by .bib entries (TeX Live's files), each reader in its own process")
+    print(f"{'entries':>8} {'bib convert':>12} {'pybtex':>8} {'bib/pybtex':>11} "
+          f"{'bib KiB/entry':>14} {'pybtex KiB/entry':>17}")  # fmt: skip
+    last: tuple[int, float, float] | None = None
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in sizes:
+            path = Path(tmp) / f"texlive{n}.bib"
+            texlive_bib(n, path, for_pandoc=False)
+            ours = run_child("bib-convert", str(path))["rss_mib"]
+            theirs = run_child("pybtex", str(path))["rss_mib"]
+            growth = ("", "")
+            if last is not None:
+                growth = tuple(
+                    f"{(now - then) * 1024 / (n - last[0]):.2f}"
+                    for now, then in ((ours, last[1]), (theirs, last[2]))
+                )  # type: ignore[assignment]
+            print(f"{n:>8} {ours:>12.1f} {theirs:>8.1f} {ours / theirs:>10.2f}x "
+                  f"{growth[0]:>14} {growth[1]:>17}")  # fmt: skip
+            last = (n, ours, theirs)
+    print("(KiB/entry: growth of the peak per extra entry since the previous size)")
+
+
 def run_child(*args: str) -> dict[str, float]:
     out = subprocess.run(
         [sys.executable, __file__, "--child", *args],
@@ -317,14 +412,28 @@ def main() -> None:
     parser.add_argument(
         "--texlive", type=int, metavar="N", help="--bib on TeX Live's .bib files, N entries"
     )
-    parser.add_argument("--child", nargs=2, metavar=("MODE", "PATH"), help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--jobs", type=int, nargs="+", metavar="N", help="the --jobs sweep (default sizes 20k 100k)"
+    )
+    parser.add_argument(
+        "--bib-memory", type=int, nargs="+", metavar="N", help="peak RSS by .bib entries"
+    )
+    parser.add_argument("--child", nargs="+", metavar="MODE PATH", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         mode, path = args.child[0], Path(args.child[1])
-        if mode in ("bib-convert", "bib-parse", "pybtex", "bibtexparser"):
+        if mode == "jobs":
+            print(json.dumps(jobs_child(int(args.child[2]), path)))
+        elif mode in ("bib-convert", "bib-parse", "pybtex", "bibtexparser"):
             print(json.dumps(bib_child(mode, path)))
         else:
             print(json.dumps(stages(path) if mode == "stages" else child(mode, path)))
+        return
+    if args.bib_memory:
+        bib_memory(args.bib_memory)
+        return
+    if args.jobs:
+        jobs_sweep(args.sizes or [20_000, 100_000], args.jobs, args.repeat)
         return
     if args.bib:
         bib_input(args.bib.resolve(), args.repeat)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -137,6 +136,8 @@ class BibGroup(click.Group):
             ctx.exit(1)
         except Exception as exc:
             if failures.debug():
+                import traceback  # only with BIB_DEBUG: it costs every command's start-up
+
                 traceback.print_exc()
             failure = failures.describe(exc)
             click.echo(f"bib: error: {failure.message}", err=True)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import shlex
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -42,6 +41,8 @@ def edit(text: str, *, suffix: str) -> str | None:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
         try:
+            import subprocess  # only to edit: `note add` imports this module too
+
             status = subprocess.call([*command, name])
         except OSError as exc:
             raise BibError(f"cannot start the editor {command[0]!r}: {exc.strerror}") from None

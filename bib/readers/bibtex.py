@@ -243,23 +243,29 @@ def read(
 
 def _entries(
     data: bytes, path: str, report: Callable[[str], None] | None, strict: bool
-) -> list[bibtex_syntax.Entry]:
+) -> Iterator[bibtex_syntax.Entry]:
+    """The entries as they are parsed (none held: memory stays flat in N)."""
     text = decode(data, path)
+    problems = 0
 
     def problem(found: bibtex_syntax.Problem) -> None:
+        nonlocal problems
+        problems += 1
         if strict:
             raise BibError(found.message, path, found.line)
         if report is not None:
             report(f"warning: {path}:{found.line}: {found.message}")
 
-    document = bibtex_syntax.parse(text, path, problem)
-    if not document.entries:
+    count = 0
+    for entry in bibtex_syntax.entries(text, path, problem):
+        count += 1
+        yield entry
+    if not count:
         raise BibError(
             "no BibTeX entries found"
-            + ("" if document.problems else " (is it a .bib file? entries start with @type{key,)"),
+            + ("" if problems else " (is it a .bib file? entries start with @type{key,)"),
             path,
         )
-    return document.entries
 
 
 def _entry_record(entry: bibtex_syntax.Entry, path: str, decoding: Decoding) -> Record:

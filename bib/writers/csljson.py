@@ -13,7 +13,7 @@ besides `type`, and that the schema file is a valid draft-07 schema (docs/format
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Collection, Hashable, Iterable, Iterator
 from functools import cache, lru_cache
 from typing import Any
 
@@ -387,6 +387,14 @@ def _year_date(value: dict[Any, Any]) -> int | None:
 
 _YEAR_DATE_SHAPE = (dict, ("date-parts",), _member_shapes([[[2026]]]))
 """The shape of any `_year_date`, as the walk finds it."""
+
+
+def item_shape(item: dict[str, Any]) -> Hashable:
+    """What an item's validity depends on (the module's docstring): its `type`, its keys and
+    the shapes of its values. Items of one shape are valid or invalid together, so a reader
+    of a file with thousands of items asks jsonschema once per shape."""
+    kind = item.get("type")
+    return (kind if isinstance(kind, str) else None, tuple(item), _member_shapes(item.values()))
 
 
 def _validate(candidate: dict[str, Any], fail: Any) -> None:

@@ -50,3 +50,30 @@ def test_unknown_command_is_one_error_line() -> None:
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1
     assert result.stderr.startswith("bib: error: ")
+
+
+def test_light_commands_load_neither_subprocess_nor_traceback() -> None:
+    """`note add` and `status` import the editor helpers and the error handler; starting a
+    process and printing a traceback are only needed to edit and under BIB_DEBUG (2 % of the
+    start-up's instructions, the margin to issue 16's 2x target)."""
+    loaded = _modules_after("import bib.cli, bib.cli.notes, bib.cli.library")
+    assert not loaded & {"subprocess", "traceback"}, sorted(loaded & {"subprocess", "traceback"})
+
+
+def test_internal_error_under_bib_debug_prints_the_traceback(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The traceback module, imported only when needed, still serves BIB_DEBUG=1."""
+    script = (
+        "import bib.cli.library\n"
+        "def boom(*args, **kwargs):\n"
+        "    raise RuntimeError('boom')\n"
+        "bib.cli.library.open_store = boom\n"
+        "bib.cli.main(['status', 'somekey', 'read'])\n"
+    )
+    env = {"BIB_DEBUG": "1", "PATH": "/usr/bin:/bin", "BIB_LIBRARY": str(tmp_path / "l.sqlite")}
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False, env=env
+    )
+    assert "Traceback (most recent call last)" in result.stderr
+    assert "RuntimeError: boom" in result.stderr
+    assert "During handling" not in result.stderr  # the handler itself did not fail
+    assert result.stderr.splitlines()[-1].startswith("bib: error: internal error: RuntimeError")

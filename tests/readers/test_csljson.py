@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import json
 
+import jsonschema
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+import schema
 from bib.errors import BibError
+from bib.readers import csljson as csljson_reader
 from bib.record import Author, EntryType, LinkRole
 
 ITEM = {
@@ -103,3 +108,77 @@ def test_own_derived_title_note_is_taken_back(records):
     [record] = records("r.json", json.dumps({**ITEM, "note": note}))
     assert (record.title_derived, record.note) == (True, "")
     assert record.urls(LinkRole.CODE) == ["https://github.com/a/b"]
+
+
+def _values(*choices: object) -> st.SearchStrategy[object]:
+    return st.sampled_from(choices)
+
+
+_VARIABLES = {
+    "id": _values("a", "b", 7),
+    "type": _values("book", "book", "article-journal", "no-such-type", 3),
+    "title": _values("A", "B", "C", 3, None),
+    "issued": _values(
+        {"date-parts": [[2020]]},
+        {"date-parts": [[2021]]},
+        {"date-parts": [[2020, 1]]},
+        {"date-parts": [[2020, 1, 2, 3]]},
+        {"date-parts": [["2020"]]},
+        {"date-parts": [[True]]},
+        {"date-parts": []},
+        "2020",
+    ),
+    "author": _values(
+        [{"family": "X"}],
+        [{"family": "Y"}],
+        [{"family": "X", "given": "Y"}],
+        [{"family": 3}],
+        [{"literal": None}],
+        [],
+        [{"family": "X"}, {"family": "Y"}],
+    ),
+    "page": _values("1-2", "3", 12, 1.5, True, ["1"]),
+}
+
+
+@st.composite
+def _files(draw: st.DrawFn) -> list[dict[str, object]]:
+    """Items over one set of variables (as a file bib wrote has), each value drawn anew."""
+    names = ["id", "type", *draw(st.lists(st.sampled_from(list(_VARIABLES)[2:]), unique=True))]
+    count = draw(st.integers(1, 8))
+    return [{name: draw(_VARIABLES[name]) for name in names} for _ in range(count)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(_files())
+def test_validity_by_shape_agrees_with_jsonschema_on_every_item(items) -> None:
+    """A file's items are checked once per shape (`_schema_error`); the oracle is jsonschema
+    on each item alone, with the official schema."""
+    oracle = jsonschema.Draft7Validator(schema.load("csl-data.json"))
+    valid_shapes: set = set()
+    for item in items:
+        expected = next(iter(oracle.iter_errors([item])), None)
+        found = csljson_reader._schema_error(item, valid_shapes)
+        assert (found is None) == (expected is None), item
+        if expected is not None:
+            assert found.message == expected.message
+
+
+def test_rereading_our_own_output_checks_each_shape_once(records, monkeypatch) -> None:
+    """Items bib wrote share their shape: jsonschema runs once for many items, and an invalid
+    item after them is still refused, by its index."""
+    calls = []
+    real = csljson_reader._validator()
+
+    class Counting:
+        def iter_errors(self, instance):
+            calls.append(instance)
+            return real.iter_errors(instance)
+
+    monkeypatch.setattr(csljson_reader, "_validator", lambda: Counting())
+    items = [{**ITEM, "id": f"k{i}", "title": f"T {i}"} for i in range(50)]
+    assert len(records("r.json", json.dumps(items))) == 50
+    assert len(calls) == 1
+    bad = [*items, {**ITEM, "id": "bad", "issued": {"date-parts": [[2025, 7, 1, 1]]}}]
+    with pytest.raises(BibError, match=r"invalid CSL-JSON item 50 \(bad\)"):
+        records("r.json", json.dumps(bad))
