@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from annotations import codec
-from annotations.names import check_key
 from annotations.store import Entry, Store
 from bib.errors import BibError
 from bib.record import Author, Link, LinkRole, Record, evolve
@@ -215,10 +214,6 @@ def revert(store: Store, key: str, number: int) -> Entry:
     if not 1 <= number <= len(versions):
         raise BibError(f"{key} has versions 1 to {len(versions)}; see `bib history {key}`")
     return store.edit_record(key, versions[number - 1].record, origin="revert")
-
-
-def rekey_checked(store: Store, old: str, new: str) -> Record:
-    return store.rekey(old, check_key(new))
 
 
 # Opening

@@ -586,10 +586,12 @@ def batch_collection() -> Iterator[None]:
 
 def encoder(formats: Sequence[str], output: WriteOptions) -> Encoder:
     """What the spool keeps of a record: its entry in each of `formats`, cut where its key
-    goes (`writers.template`), so that writing needs only the keys (they need every record)."""
+    goes (`writers.template`), so that writing needs only the keys (they need every record).
+    The run's writers share one `writers.RunMemo` (in each worker process, its own)."""
+    memo = writers.RunMemo()
 
     def encode(record: Record) -> bytes:
-        return marshal.dumps(writers.templates(record, formats, output))
+        return marshal.dumps(writers.templates(record, formats, output, memo))
 
     return encode
 

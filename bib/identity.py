@@ -18,7 +18,6 @@ import hashlib
 import re
 import unicodedata
 from collections.abc import Sequence
-from functools import cache
 
 from bib.record import Author
 
@@ -67,7 +66,6 @@ def _words(text: str) -> bytes:
     return _SPACES.sub(b" ", text.encode("utf-8").translate(_WORD_BYTES)).strip(b" ")
 
 
-@cache
 def _folded(char: str) -> str:
     """A character case folded, with what is not a letter or digit as spaces.
 

@@ -178,9 +178,6 @@ class Record:
             return papers[0]
         return self.links[0].url if self.links else ""
 
-    def tags_of(self, *kinds: TagKind) -> list[Tag]:
-        return [t for t in self.tags if not kinds or t.kind in kinds]
-
 
 _FIELDS = tuple(f.name for f in fields(Record))
 _SETTER = {name: getattr(Record, name).__set__ for name in _FIELDS}

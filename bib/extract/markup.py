@@ -10,7 +10,6 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache
 
 from bib.record import Span
 
@@ -152,7 +151,6 @@ def anchor_starts(text: str, anchors: tuple[str, ...]) -> list[int]:
     return starts if found < 2 else sorted(set(starts))
 
 
-@cache
 def _within_lines(anchors: tuple[str, ...]) -> tuple[str, ...]:
     """The anchors that do not end in a line break."""
     return tuple(anchor for anchor in anchors if anchor[-1] != "\n")

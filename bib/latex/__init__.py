@@ -41,7 +41,7 @@ from bib.latex.tolatex import (
     url_value,
     verbatim_value,
 )
-from bib.latex.totext import decode, decoder, to_text
+from bib.latex.totext import MathTexts, decode, decoder, to_text
 
 __all__ = [
     "ASCII_FALLBACK",
@@ -51,6 +51,7 @@ __all__ = [
     "Link",
     "Logo",
     "Math",
+    "MathTexts",
     "Node",
     "Styled",
     "Text",

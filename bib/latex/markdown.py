@@ -65,11 +65,6 @@ def notes_to_latex(notes: Iterable[str], *, ascii: bool = False) -> Latex:
     return Latex(PARAGRAPH.join(text for text in rendered if text))
 
 
-def markdown_to_latex(text: str, *, ascii: bool = False) -> Latex:
-    """One markdown text -> LaTeX that compiles inside a bibliography field."""
-    return notes_to_latex([text], ascii=ascii)
-
-
 def _render(tokens: Sequence[Token], ascii: bool) -> str:
     out = _Out()
     for token in tokens:

@@ -13,7 +13,6 @@ import re
 import string
 import unicodedata
 from collections.abc import Iterable
-from functools import lru_cache
 
 from bib.latex.tables import (
     _ACCENTS,
@@ -437,7 +436,6 @@ def _is_punct(ch: str) -> bool:
     return unicodedata.category(ch)[0] in "PS"
 
 
-@lru_cache(maxsize=4096)
 def _flanking(char: str, before: str, after: str) -> tuple[bool, bool]:
     """CommonMark's flanking rules: whether a run of `char` can open, and close, emphasis."""
     before_space = before.isspace()
@@ -559,9 +557,8 @@ def _accent(s: str, command: str, k: int, end: int, *, letter: bool) -> tuple[st
     return None
 
 
-@lru_cache(maxsize=4096)
 def _harmless_math(body: str) -> bool:
-    """Whether `body` is math that compiles anywhere (cached: abstracts reuse `\\times`, `k`)."""
+    """Whether `body` is math that compiles anywhere."""
     if not body or not body.isascii() or len(body) > MAX_SPAN or _MATH_HARMFUL.search(body):
         return False
     if body[0].isspace() or body[-1].isspace() or body.endswith("\\"):

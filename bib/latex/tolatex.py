@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from functools import cache, lru_cache
+from functools import cache
 from importlib import resources
 
 from bib.latex.markup import (
@@ -107,20 +107,6 @@ _UNBRACED = str.maketrans("", "", "{}")
 
 def escape(text: str, *, ascii: bool = False) -> str:
     """Plain Unicode (a name, a keyword, a publisher) -> LaTeX-safe text; nothing is markup."""
-    if len(text) <= _SHORT:  # venues, publishers, keywords: the same few on every record
-        return _escape_short(text, ascii)
-    return _escaped(text, ascii)
-
-
-_SHORT = 200
-
-
-@lru_cache(maxsize=4096)
-def _escape_short(text: str, ascii: bool) -> str:
-    return _escaped(text, ascii)
-
-
-def _escaped(text: str, ascii: bool) -> str:
     text, marks = _clean_marks(text)
     if ascii and not text.isascii():
         text = unicodedata.normalize("NFC", text)
@@ -214,7 +200,6 @@ def ascii_table() -> dict[str, str]:
     return table
 
 
-@lru_cache(maxsize=4096)
 def _ascii_char(ch: str) -> str:
     encoded = ascii_table().get(ch)
     if encoded is not None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from functools import cache, lru_cache
+from functools import cache
 from typing import Any
 
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
@@ -22,11 +22,12 @@ from bib.latex.markup import (
 from bib.latex.tables import _LIGATURE, _LIGATURE_SHOWN, _MACRO_TEXT
 
 
-def to_text(text: str | Text) -> str:
+def to_text(text: str | Text, math: MathTexts | None = None) -> str:
     """Record text -> plain Unicode: markdown stripped, commands dropped, math rendered, and
     TeX ligatures (`--`, `''`) shown as the characters the `.bib` prints, so that CSL-JSON
     says what the PDF says and a `.bib` read back gives the same text. A `Text` (prepared
-    once for every writer of a record) is rendered from its cleaned text and markup tree."""
+    once for every writer of a record) is rendered from its cleaned text and markup tree;
+    `math` is a run's `MathTexts`, when the caller has one."""
     prepared = text if isinstance(text, Text) else Text.of(text)
     text, marks = prepared.clean, prepared.marks
     if _MARKUP.isdisjoint(marks):
@@ -38,7 +39,7 @@ def to_text(text: str | Text) -> str:
     typeset = _may_ligate(text, marks) or (
         b"\\" in marks and ((b"\\-" in marks and "\\-" in text) or "\\textasciigrave" in text)
     )
-    plain = _plain(prepared.nodes(), typeset=typeset)
+    plain = _plain(prepared.nodes(), typeset=typeset, math=math)
     if b"$" in marks or b"\\" in marks:  # math (pylatexenc's text) may hold any character
         return clean(plain)
     # Without math or commands, the text is clean source text with markup taken out (and
@@ -76,19 +77,19 @@ def _ligature(m: re.Match[str]) -> str:
     return _LIGATURE_SHOWN[m.group()]
 
 
-def _plain(nodes: list[Node], *, typeset: bool = False) -> str:
+def _plain(nodes: list[Node], *, typeset: bool = False, math: MathTexts | None = None) -> str:
     out: list[str] = []
     for node in nodes:
         if type(node) is str:
             out.append(_typeset(node) if typeset else node)
         elif isinstance(node, Math):
-            out.append(_math_text(node[0]))
+            out.append(_math_text(node[0]) if math is None else math[node[0]])
         elif isinstance(node, Styled):
-            out.append(_plain(node[1], typeset=typeset))
+            out.append(_plain(node[1], typeset=typeset, math=math))
         elif isinstance(node, Link):
-            shown = _plain(node[1]) if node[1] else ""
+            shown = _plain(node[1], math=math) if node[1] else ""
             if shown and shown != node[0]:
-                out.append(f"{_plain(node[1], typeset=typeset)} ({node[0]})")
+                out.append(f"{_plain(node[1], typeset=typeset, math=math)} ({node[0]})")
             else:
                 out.append(node[0])
         else:
@@ -96,10 +97,27 @@ def _plain(nodes: list[Node], *, typeset: bool = False) -> str:
     return "".join(out)
 
 
-@lru_cache(maxsize=8192)
 def _math_text(body: str) -> str:
+    """pylatexenc's text of the math `$body$` (`\\times` -> U+00D7)."""
     text: str = decoder().latex_to_text("$" + body + "$")
     return text.strip()
+
+
+class MathTexts(dict[str, str]):
+    """`_math_text` of the math bodies one run has met, by body: a run's abstracts repeat a
+    few (`\\times`, `k`, `\\mathcal{O}(n)`), and pylatexenc takes 0.2-0.4 ms for each (remembering
+    them saves 8 % of a conversion, docs/architecture.md). Made per run
+    (`bib.writers.RunMemo`), never module-wide; emptied when full, so memory stays flat."""
+
+    __slots__ = ()
+
+    LIMIT = 4096
+
+    def __missing__(self, body: str) -> str:
+        if len(self) >= self.LIMIT:
+            self.clear()
+        self[body] = text = _math_text(body)
+        return text
 
 
 class KeepingText(LatexNodes2Text):

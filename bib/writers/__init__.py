@@ -22,6 +22,7 @@ from bib.writers.common import (
     DERIVED_TITLE_NOTE,
     Layout,
     Prepared,
+    RunMemo,
     WriteOptions,
     Writer,
     prepare,
@@ -43,6 +44,7 @@ __all__ = [
     "REGISTRY",
     "Layout",
     "Prepared",
+    "RunMemo",
     "WriteOptions",
     "Writer",
     "format_for_path",
@@ -94,9 +96,9 @@ def stream(
     """`render` piece by piece, for records already in `order_key(fmt)` order: a caller
     writes each piece as it comes and never holds the whole text (or all the records)."""
     chosen = writer(fmt)
-    options = WriteOptions(ascii=ascii, tag_kinds=tuple(tag_kinds))
+    options, memo = WriteOptions(ascii=ascii, tag_kinds=tuple(tag_kinds)), RunMemo()
     return chosen.layout.wrap(
-        chosen.entry_text(prepare(r, options)) for r in with_new_keys(records)
+        chosen.entry_text(prepare(r, options, memo)) for r in with_new_keys(records)
     )
 
 
@@ -119,11 +121,14 @@ def template(
     return templates(record, [fmt], WriteOptions(ascii=ascii, tag_kinds=tag_kinds))[0]
 
 
-def templates(record: Record, formats: Sequence[str], options: WriteOptions) -> list[list[str]]:
+def templates(
+    record: Record, formats: Sequence[str], options: WriteOptions, memo: RunMemo | None = None
+) -> list[list[str]]:
     """`template` of the record in each of `formats`, from one `Prepared` record: its text
-    cleaned and parsed, its keywords and its LaTeX made once for all of them."""
+    cleaned and parsed, its keywords and its LaTeX made once for all of them; `memo` is the
+    run's (`RunMemo`), a run of its own if none."""
     chosen = [writer(fmt) for fmt in formats]
-    prepared = prepare(evolve(record, key=_PLACEHOLDER), options)
+    prepared = prepare(evolve(record, key=_PLACEHOLDER), options, memo)
     try:
         return [w.entry_text(prepared).split(_PLACEHOLDER) for w in chosen]
     except BibError as exc:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterable, Iterator
-from functools import lru_cache
 
 from bibtexparser.bibdatabase import BibDatabase
 from bibtexparser.bwriter import BibTexWriter
@@ -238,7 +237,6 @@ def _put_notes(record: Record, fields: dict[str, str], biblatex: bool, ascii: bo
         fields["note"] = value
 
 
-@lru_cache(maxsize=64)
 def _venue_fields(
     dialect: str,
     kind: EntryType,
@@ -249,8 +247,7 @@ def _venue_fields(
     publisher: str,
     year: int | None,
 ) -> tuple[tuple[str, str], ...]:
-    """The container, event, series, publisher and year fields, in DISPLAY_ORDER:
-    remembered, since the records of a paper list share them."""
+    """The container, event, series, publisher and year fields, in DISPLAY_ORDER."""
     _, container, publisher_field, container_first = _LAYOUT[dialect][kind]
     biblatex = dialect == "biblatex"
     fields: dict[str, str] = {}

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable, Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from bib.errors import BibError
-from bib.latex import Text, clean, to_latex
+from bib.latex import MathTexts, Text, clean, to_latex
 from bib.record import LinkRole, Record, TagKind
 
 DEFAULT_TAG_KINDS: tuple[TagKind, ...] = (
@@ -63,26 +63,11 @@ def keyword_text(record: Record, kinds: tuple[TagKind, ...] | frozenset[TagKind]
     found: dict[str, str] = {}
     for tag in record.tags:
         if tag.kind in kinds:
-            value, folded = _KEYWORDS[tag.value]
+            value = clean(tag.value.replace(",", " "))
+            folded = value.casefold()
             if value and folded not in found:
                 found[folded] = value
     return ", ".join(found.values())
-
-
-class _Keywords(dict[str, tuple[str, str]]):
-    """Tag value -> the keyword and its case-blind form, remembered (topic values recur on
-    every record); emptied when full, since method names are new on every record. A dict
-    lookup, not an lru_cache call: it runs for every tag."""
-
-    def __missing__(self, value: str) -> tuple[str, str]:
-        if len(self) >= 4096:
-            self.clear()
-        keyword = clean(value.replace(",", " "))
-        self[value] = pair = (keyword, keyword.casefold())
-        return pair
-
-
-_KEYWORDS = _Keywords()
 
 
 def extra_links(record: Record) -> list[tuple[str, str]]:
@@ -155,26 +140,41 @@ class WriteOptions:
     tag_kinds: tuple[TagKind, ...] = DEFAULT_TAG_KINDS
 
 
+@dataclass(slots=True)
+class RunMemo:
+    """What the writers of one run learn on one record and reuse on the next. Whoever starts
+    a run makes one (`bib.convert.encoder`, `writers.stream`) and hands it to every
+    `prepare`; it ends with the run, so no run depends on another (docs/architecture.md,
+    "Speed tricks")."""
+
+    valid_csl_shapes: set[Hashable] = field(default_factory=set)
+    """Shapes of CSL-JSON items the official schema accepted (`csljson._validate`): a list
+    has a few, and a full schema check costs more than writing the item."""
+    math_texts: MathTexts = field(default_factory=MathTexts)
+    """The plain text of each math body met (`latex.to_text`)."""
+
+
 class Prepared:
     """One record as every writer of a run receives it: the work they share done once
-    (`prepare`), never remembered between records. `title` and `abstract` are cleaned and
-    parsed once for all formats; `keywords` is the keyword text of the chosen kinds; the
-    LaTeX of the title and abstract is rendered when BibTeX first asks and reused by
-    BibLaTeX."""
+    (`prepare`). `title` and `abstract` are cleaned and parsed once for all formats;
+    `keywords` is the keyword text of the chosen kinds; the LaTeX of the title and abstract
+    is rendered when BibTeX first asks and reused by BibLaTeX; `memo` is the run's."""
 
     __slots__ = (
         "_latex_abstract",
         "_latex_title",
         "abstract",
         "keywords",
+        "memo",
         "options",
         "record",
         "title",
     )
 
-    def __init__(self, record: Record, options: WriteOptions) -> None:
+    def __init__(self, record: Record, options: WriteOptions, memo: RunMemo) -> None:
         self.record = record
         self.options = options
+        self.memo = memo
         self.title = Text.of(record.title)
         self.abstract = Text.of(record.abstract)
         self.keywords = keyword_text(record, options.tag_kinds)
@@ -193,8 +193,9 @@ class Prepared:
         return self._latex_abstract
 
 
-def prepare(record: Record, options: WriteOptions) -> Prepared:
-    return Prepared(record, options)
+def prepare(record: Record, options: WriteOptions, memo: RunMemo | None = None) -> Prepared:
+    """The record prepared for the writers of a run (`memo`; a run of its own if none)."""
+    return Prepared(record, options, RunMemo() if memo is None else memo)
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Hashable, Iterable, Iterator
-from functools import cache, lru_cache
+from functools import cache
 from typing import Any
 
 from jsonschema import Draft7Validator
@@ -32,6 +32,7 @@ from bib.writers.common import (
     DERIVED_TITLE_NOTE,
     Layout,
     Prepared,
+    RunMemo,
     WriteOptions,
     Writer,
     check_unique_keys,
@@ -106,7 +107,7 @@ def item(record: Record, tag_kinds: Iterable[TagKind] = DEFAULT_TAG_KINDS) -> di
 def prepared_item(prepared: Prepared) -> dict[str, Any]:
     """`item` of a record prepared for every writer of a run (RIS is written from it)."""
     out = _item(prepared)
-    _validate(out, lambda message: error(prepared.record, message))
+    _validate(out, prepared.memo.valid_csl_shapes, lambda message: error(prepared.record, message))
     return out
 
 
@@ -119,7 +120,7 @@ def _item(prepared: Prepared) -> dict[str, Any]:
     if record.fields and (subtype := _field(record, types.SUBTYPE_FIELD)):
         kind = types.csl_type(record.entry_type, subtype)
     out: dict[str, Any] = {"id": key, "type": kind, "citation-key": key}
-    if value := to_text(prepared.title):
+    if value := to_text(prepared.title, prepared.memo.math_texts):
         out["title"] = value
     if record.authors and (
         names := [
@@ -146,7 +147,7 @@ def _item(prepared: Prepared) -> dict[str, Any]:
     if record.arxiv_id and record.entry_type == EntryType.PREPRINT:
         out["number"] = f"arXiv:{clean(record.arxiv_id)}"
         out.setdefault("publisher", "arXiv")
-    if value := to_text(prepared.abstract):
+    if value := to_text(prepared.abstract, prepared.memo.math_texts):
         out["abstract"] = value
     if value := prepared.keywords:
         out["keyword"] = value
@@ -176,12 +177,10 @@ def _note(record: Record) -> str:
     return join_sentences(note)
 
 
-@lru_cache(maxsize=64)
 def _venue_variables(
     container_title: str, event_title: str, series: str, publisher: str
 ) -> tuple[tuple[str, str], ...]:
-    """The container, event, series and publisher variables: remembered, since the records
-    of a paper list share them."""
+    """The container, event, series and publisher variables that have a value."""
     variables = zip(
         ("container-title", "event-title", "collection-title", "publisher"),
         map(clean, (container_title, event_title, series, publisher)),
@@ -337,9 +336,6 @@ def item_schema() -> dict[str, Any]:
     return {**data["items"], "definitions": data["definitions"]}
 
 
-_VALID_SHAPES: set[Any] = set()
-
-
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
@@ -397,27 +393,27 @@ def item_shape(item: dict[str, Any]) -> Hashable:
     return (kind if isinstance(kind, str) else None, tuple(item), _member_shapes(item.values()))
 
 
-def _validate(candidate: dict[str, Any], fail: Any) -> None:
-    kind = candidate.get("type")
-    # The item's shape as `_shape` makes a dict's (an item is no year date), without its
-    # two calls: this runs for every item.
-    members = _member_shapes(candidate.values())
-    shape = (kind if isinstance(kind, str) else None, tuple(candidate), members)
-    if shape in _VALID_SHAPES:
+def _validate(candidate: dict[str, Any], valid_shapes: set[Hashable], fail: Any) -> None:
+    """`fail` with the schema's first complaint about `candidate`, checked once per shape of
+    a run (`valid_shapes`: what the schema accepted so far; it only constrains the `type`
+    by value, tests/writers checks)."""
+    shape = item_shape(candidate)
+    if shape in valid_shapes:
         return
     problem = next(iter(validator().iter_errors(candidate)), None)
     if problem is not None:
         where = "/".join(str(p) for p in problem.absolute_path) or "item"
         raise fail(f"invalid CSL-JSON at {where}: {problem.message}")
-    _VALID_SHAPES.add(shape)
+    valid_shapes.add(shape)
 
 
 def dumps(items: Iterable[dict[str, Any]]) -> str:
     """Items -> CSL-JSON text (UTF-8, indent 2, trailing newline), each validated first."""
     items = list(items)
+    valid_shapes: set[Hashable] = set()
     for candidate in items:
         name = candidate.get("id", "?")
-        _validate(candidate, lambda message, name=name: BibError(f"record {name}: {message}"))
+        _validate(candidate, valid_shapes, lambda m, name=name: BibError(f"record {name}: {m}"))
     return _pretty(items, "") + "\n"
 
 
@@ -430,11 +426,11 @@ def _pretty_item(value: dict[str, Any]) -> str:
     parts = ["{"]
     for key, v in value.items():
         if type(v) is not str:
-            parts += (_MEMBER[key], _pretty(v, "    "))
+            parts += (_member(key), _pretty(v, "    "))
         elif len(v) < _LONG or v.encode("utf-8", "surrogatepass").translate(None, _JSON_VERBATIM):
-            parts += (_MEMBER[key], _encode_string(v))
+            parts += (_member(key), _encode_string(v))
         else:  # a long text with nothing to escape (an abstract), as one bytes.translate
-            parts += (_MEMBER[key], '"', v, '"')  # tells several times faster than the encoder
+            parts += (_member(key), '"', v, '"')  # tells several times faster than the encoder
     if len(parts) == 1:
         return "{}"
     parts[1] = parts[1][1:]  # the first member's line follows "{" without a comma
@@ -450,16 +446,9 @@ _JSON_VERBATIM = bytes(b for b in range(256) if b >= 0x20 and b not in b'"\\')
 _LONG = 200
 
 
-class _Member(dict[str, str]):
-    """What comes before an item's member: `,` ending the line before, then `    "key": `,
-    made once per key."""
-
-    def __missing__(self, key: str) -> str:
-        self[key] = text = f",\n    {_encode_string(str(key))}: "
-        return text
-
-
-_MEMBER = _Member()
+def _member(key: str) -> str:
+    """What comes before an item's member: `,` ending the line before, then `    "key": `."""
+    return f",\n    {_encode_string(str(key))}: "
 
 
 def _pretty(value: Any, indent: str) -> str:
@@ -471,8 +460,7 @@ def _pretty(value: Any, indent: str) -> str:
     if kind is int:
         return int.__repr__(value)
     if isinstance(value, dict):  # before lists: an item's `issued` (no type is both)
-        year = _year_date(value)
-        return _pretty_dict(value, indent) if year is None else _year_date_text(year, indent)
+        return _pretty_dict(value, indent)
     if kind is list or kind is tuple or isinstance(value, list | tuple):
         if not value:
             return "[]"
@@ -494,12 +482,6 @@ def _pretty_dict(value: dict[Any, Any], indent: str) -> str:
     return "{\n" + ",\n".join(lines) + f"\n{indent}}}"
 
 
-@lru_cache(maxsize=256)
-def _year_date_text(year: int, indent: str) -> str:
-    """`_pretty` of `{"date-parts": [[year]]}`, remembered: a paper list has a few years."""
-    return _pretty_dict({"date-parts": [[year]]}, indent)
-
-
 def order_key(key: str) -> str:
     """The order of items by citation key: as it is."""
     return key
@@ -510,8 +492,8 @@ def stream(
 ) -> Iterator[str]:
     """`render` piece by piece for records already in `order_key` order, holding none of
     them: the text of all pieces is what `render` returns for the same records."""
-    options = WriteOptions(tag_kinds=tuple(tag_kinds))
-    return LAYOUT.wrap(entry_text(prepare(r, options)) for r in with_new_keys(records))
+    options, memo = WriteOptions(tag_kinds=tuple(tag_kinds)), RunMemo()
+    return LAYOUT.wrap(entry_text(prepare(r, options, memo)) for r in with_new_keys(records))
 
 
 LAYOUT = Layout(first="[\n  ", between=",\n  ", last="\n]\n", empty="[]\n")

@@ -430,17 +430,6 @@ class ZoteroClient:
         )
         return deleted
 
-    def versions_of(self, keys: Iterable[str]) -> dict[str, int]:
-        """Versions of the given item keys that exist (absent keys are missing)."""
-        found: dict[str, int] = {}
-        for chunk in _chunks(list(keys), MAX_OBJECTS):
-            joined = ",".join(chunk)
-            got: dict[str, int] = self._read(
-                "read back keys", functools.partial(self.zot.item_versions, itemKey=joined)
-            )
-            found.update(got)
-        return found
-
     def versions_and_library(self, keys: list[str]) -> tuple[dict[str, int], int]:
         """Versions of up to 50 item keys, and the library version they were read at."""
         joined = ",".join(keys)

@@ -9,7 +9,6 @@ so an older Zotero server never receives a field it would reject.
 from __future__ import annotations
 
 import html
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -120,11 +119,6 @@ def note_html(note: Note) -> str:
     """Markdown -> HTML in a div that carries our note id (raw HTML in the note is escaped)."""
     body = _MARKDOWN.render(note.text)
     return f'<div {NOTE_MARKER}="{html.escape(note.id, quote=True)}">{body}</div>'
-
-
-def note_id_of(note_html_text: str) -> str | None:
-    match = re.search(rf'{NOTE_MARKER}="([^"]*)"', note_html_text)
-    return html.unescape(match.group(1)) if match else None
 
 
 def creators(record: Record) -> list[dict[str, str]]:

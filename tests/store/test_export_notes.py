@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from pybtex.database import parse_string
 
 from annotations.store import Store
-from bib.latex.markdown import markdown_to_latex, notes_to_latex
+from bib.latex.markdown import notes_to_latex
 
 RICH_NOTE = """Compare with *Switch* and **GShard**; see [the code](https://example.org/a_b).
 
@@ -156,4 +156,4 @@ def test_any_markdown_renders_to_a_value_bibtex_parsers_accept(notes: list[str])
 
 
 def test_a_blank_note_renders_to_nothing() -> None:
-    assert markdown_to_latex("  \n\n ") == ""
+    assert notes_to_latex(["  \n\n "]) == ""

@@ -15,6 +15,7 @@ import pytest
 
 from bib.extract.tags import tag_records
 from bib.record import Record, TagKind
+from tests.helpers import tags_of
 
 FIXTURE = Path(__file__).with_name("heldout-abstracts.json")
 CASES = json.loads(FIXTURE.read_text(encoding="utf-8"))["abstracts"]
@@ -38,7 +39,7 @@ def found() -> dict[str, dict[str, set[str]]]:
     kinds = {"topic": TagKind.TOPIC, "contribution": TagKind.CONTRIBUTION}
     return {
         case["name"]: {
-            name: {t.value for t in _tagged(case).tags_of(kind)} for name, kind in kinds.items()
+            name: {t.value for t in tags_of(_tagged(case), kind)} for name, kind in kinds.items()
         }
         for case in CASES
     }

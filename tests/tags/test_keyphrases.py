@@ -5,6 +5,7 @@ from __future__ import annotations
 from bib.extract.keyphrases import MAX_KEYPHRASES, fold, keyphrases
 from bib.extract.tags import tag_records
 from bib.record import Record, TagKind
+from tests.helpers import tags_of
 
 
 def _values(text: str, **kwargs) -> list[str]:
@@ -59,5 +60,5 @@ def test_keyphrase_is_a_tag_kind_made_on_request() -> None:
     record = Record(id="a", abstract=text)
     (default,) = tag_records([record])
     (asked,) = tag_records([record], kinds={TagKind.KEYPHRASE})
-    assert not default.tags_of(TagKind.KEYPHRASE)
-    assert [t.value for t in asked.tags_of(TagKind.KEYPHRASE)] == ["rollback buffer"]
+    assert not tags_of(default, TagKind.KEYPHRASE)
+    assert [t.value for t in tags_of(asked, TagKind.KEYPHRASE)] == ["rollback buffer"]

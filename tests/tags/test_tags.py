@@ -11,6 +11,7 @@ from bib.extract.vocabulary import shipped
 from bib.parallel import BATCH
 from bib.record import Link, LinkRole, Record, Tag, TagKind
 from bib.writers import DEFAULT_TAG_KINDS
+from tests.helpers import tags_of
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
@@ -49,45 +50,45 @@ def test_tagging_twice_gives_the_same_tags(record) -> None:
 
 def test_method_tag_points_at_every_occurrence(record) -> None:
     out = tagged(record(ABSTRACT, method="USMoE"))
-    (method,) = out.tags_of(TagKind.METHOD)
+    (method,) = tags_of(out, TagKind.METHOD)
     assert [ABSTRACT[s:e] for s, e in method.evidence] == ["USMoE", "USMoE"]
 
 
 def test_method_tag_keeps_the_long_form_label_from_the_method_stage(record) -> None:
     earlier = Tag(TagKind.METHOD, "USMoE", "Unified Sparse Mixture of Experts", ((51, 56),))
     out = tagged(record(ABSTRACT, method="USMoE", tags=(earlier,)))
-    (method,) = out.tags_of(TagKind.METHOD)
+    (method,) = tags_of(out, TagKind.METHOD)
     assert method.label == "Unified Sparse Mixture of Experts"
 
 
 def test_code_tag_needs_a_code_link_and_points_at_the_url(record) -> None:
-    assert tagged(record(ABSTRACT)).tags_of(TagKind.CODE) == []
+    assert tags_of(tagged(record(ABSTRACT)), TagKind.CODE) == []
     link = Link("https://github.com/x/usmoe", LinkRole.CODE)
-    (code,) = tagged(record(ABSTRACT, links=(link,))).tags_of(TagKind.CODE)
+    (code,) = tags_of(tagged(record(ABSTRACT, links=(link,))), TagKind.CODE)
     assert code.value == "code" and code.label == link.url
     assert [ABSTRACT[s:e] for s, e in code.evidence] == [link.url]
 
 
 def test_project_page_counts_as_code(record) -> None:
     link = Link("https://usmoe.github.io/", LinkRole.PROJECT)
-    assert tagged(record("A page.", links=(link,))).tags_of(TagKind.CODE)
+    assert tags_of(tagged(record("A page.", links=(link,))), TagKind.CODE)
 
 
 def test_paper_link_is_not_code(record) -> None:
     link = Link("https://arxiv.org/abs/2601.00001", LinkRole.PAPER)
-    assert tagged(record("A paper.", links=(link,))).tags_of(TagKind.CODE) == []
+    assert tags_of(tagged(record("A paper.", links=(link,))), TagKind.CODE) == []
 
 
 def test_topic_dataset_and_model_tags_are_found(record) -> None:
     out = tagged(record(ABSTRACT, method="USMoE"))
-    assert "mixture-of-experts" in [t.value for t in out.tags_of(TagKind.TOPIC)]
-    assert [t.value for t in out.tags_of(TagKind.DATASET)] == ["MMLU"]
-    assert [t.value for t in out.tags_of(TagKind.MODEL)] == ["Llama-3.1-8B"]
+    assert "mixture-of-experts" in [t.value for t in tags_of(out, TagKind.TOPIC)]
+    assert [t.value for t in tags_of(out, TagKind.DATASET)] == ["MMLU"]
+    assert [t.value for t in tags_of(out, TagKind.MODEL)] == ["Llama-3.1-8B"]
 
 
 def test_max_topics_is_passed_through(record) -> None:
     out = tagged(record(ABSTRACT, method="USMoE"), max_topics=0)
-    assert out.tags_of(TagKind.TOPIC) == []
+    assert tags_of(out, TagKind.TOPIC) == []
 
 
 def test_tags_without_evidence_from_the_input_are_kept(record) -> None:
@@ -98,41 +99,41 @@ def test_tags_without_evidence_from_the_input_are_kept(record) -> None:
 
 def test_method_contribution_from_cue_phrase(record) -> None:
     out = tagged(record("We propose a new algorithm for sorting."))
-    (tag,) = out.tags_of(TagKind.CONTRIBUTION)
+    (tag,) = tags_of(out, TagKind.CONTRIBUTION)
     assert tag.value == "method"
     assert [out.abstract[s:e] for s, e in tag.evidence] == ["We propose a new algorithm"]
 
 
 def test_method_contribution_from_a_proposed_name(record) -> None:
     out = tagged(record("We introduce DreamerLite, which learns a latent dynamics model."))
-    assert [t.value for t in out.tags_of(TagKind.CONTRIBUTION)] == ["method"]
+    assert [t.value for t in tags_of(out, TagKind.CONTRIBUTION)] == ["method"]
 
 
 def test_proposing_a_benchmark_is_not_a_method(record) -> None:
     out = tagged(record("We propose a benchmark of 500 agent tasks."))
-    assert [t.value for t in out.tags_of(TagKind.CONTRIBUTION)] == ["benchmark"]
+    assert [t.value for t in tags_of(out, TagKind.CONTRIBUTION)] == ["benchmark"]
 
 
 def test_benchmark_contribution_also_tags_evaluation(record) -> None:
     out = tagged(record("We introduce a benchmark of 7,000 questions for temporal knowledge."))
-    assert "benchmark" in [t.value for t in out.tags_of(TagKind.CONTRIBUTION)]
-    assert "evaluation" in [t.value for t in out.tags_of(TagKind.TOPIC)]
+    assert "benchmark" in [t.value for t in tags_of(out, TagKind.CONTRIBUTION)]
+    assert "evaluation" in [t.value for t in tags_of(out, TagKind.TOPIC)]
 
 
 def test_training_dataset_contribution_does_not_tag_evaluation(record) -> None:
     out = tagged(record("We construct a dataset of judging examples to train our judge model."))
-    assert "benchmark" in [t.value for t in out.tags_of(TagKind.CONTRIBUTION)]
-    assert "evaluation" not in [t.value for t in out.tags_of(TagKind.TOPIC)]
+    assert "benchmark" in [t.value for t in tags_of(out, TagKind.CONTRIBUTION)]
+    assert "evaluation" not in [t.value for t in tags_of(out, TagKind.TOPIC)]
 
 
 def test_theory_contribution_from_cue_phrase(record) -> None:
     out = tagged(record("We prove a generalization bound for transformers."))
-    assert "theory" in [t.value for t in out.tags_of(TagKind.CONTRIBUTION)]
+    assert "theory" in [t.value for t in tags_of(out, TagKind.CONTRIBUTION)]
 
 
 def test_no_contribution_without_a_cue(record) -> None:
     out = tagged(record("Transformers are widely used in vision."))
-    assert out.tags_of(TagKind.CONTRIBUTION) == []
+    assert tags_of(out, TagKind.CONTRIBUTION) == []
 
 
 def test_real_title_ranks_its_topics_but_a_derived_one_does_not(record) -> None:
@@ -140,7 +141,7 @@ def test_real_title_ranks_its_topics_but_a_derived_one_does_not(record) -> None:
     title = "Knowledge Distillation in Language Models"
 
     def topics(**fields) -> list[str]:
-        return [t.value for t in tagged(record(text, **fields)).tags_of(TagKind.TOPIC)]
+        return [t.value for t in tags_of(tagged(record(text, **fields)), TagKind.TOPIC)]
 
     assert "knowledge-distillation" in topics(title=title)
     assert "knowledge-distillation" not in topics(title=title, title_derived=True)

@@ -9,6 +9,7 @@ import pytest
 
 from bib.extract.tags import tag_records
 from bib.record import Link, LinkRole, Record, TagKind
+from tests.helpers import tags_of
 
 FIXTURE = Path(__file__).with_name("unseen-abstracts.json")
 CASES = json.loads(FIXTURE.read_text(encoding="utf-8"))["abstracts"]
@@ -22,7 +23,7 @@ def _tag(case: dict) -> Record:
 
 
 def _values(record: Record, kind: TagKind) -> list[str]:
-    return [t.value for t in record.tags_of(kind)]
+    return [t.value for t in tags_of(record, kind)]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])

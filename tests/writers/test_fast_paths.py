@@ -3,8 +3,9 @@
 bib.latex and the writers skip work when a cheap check proves it unneeded (a
 bytes.translate instead of a regex scan, no escaping or ligature pass over text nodes that
 cannot need one, emphasis paired without the delimiter stack, a quoted JSON string without
-the encoder) or remember what they made (by identity, or per tag value). Each property
-below compares one of them with the straightforward definition it replaces.
+the encoder) or remember, for one run, what they made (`writers.RunMemo`: math text, valid
+CSL-JSON shapes). Each property below compares one of them with the straightforward
+definition it replaces.
 """
 
 from __future__ import annotations
@@ -205,12 +206,6 @@ def test_keyword_text_asked_again_for_the_same_tags_is_that_of_the_kinds_asked(
     assert common.keyword_text(record, kinds) == "mixture of experts, USMoE"
 
 
-def test_remembered_keywords_stay_few_and_right_when_many_values_come() -> None:
-    for i in range(5000):
-        assert common._KEYWORDS[f"Method,{i} "] == (f"Method {i}", f"method {i}")
-    assert len(common._KEYWORDS) <= 4096
-
-
 @given(st.lists(st.one_of(texts, spaces), min_size=2, max_size=4))
 def test_long_texts_cleaned_in_turn_are_each_their_own_clean_text(parts: list[str]) -> None:
     longs = [part + " " + "x" * markup._LONG for part in parts]
@@ -286,3 +281,55 @@ def test_records_prepared_in_turn_are_each_their_own_latex(make_record) -> None:
     for text, ascii in [(first, False), (first, True), (second, False), (first, False)]:
         prepared = common.prepare(make_record(abstract=text), common.WriteOptions(ascii=ascii))
         assert prepared.latex_abstract() == tolatex.to_latex(text, ascii=ascii)
+
+
+math_bodies = st.sampled_from(["x", "k", "\\times", "\\alpha", "O(n^2)", "\\mathcal{O}(n)", "a_b"])
+texts_with_math = st.lists(
+    st.one_of(texts, math_bodies.map(lambda body: f" ${body}$ ")), min_size=1, max_size=6
+).map("".join)
+
+
+@given(st.lists(st.one_of(texts_with_math, long_texts), min_size=1, max_size=6))
+def test_math_text_remembered_for_a_run_is_the_text_of_each_alone(run: list[str]) -> None:
+    """One `MathTexts` shared by a run's texts gives each text what it gives alone."""
+    memo = totext.MathTexts()
+    for text in [*run, *run[::-1]]:
+        assert totext.to_text(text, memo) == totext.to_text(text)
+        assert totext.to_text(text) == reference_to_text(text)
+
+
+def test_math_texts_stay_few_and_right_when_many_bodies_come(monkeypatch) -> None:
+    monkeypatch.setattr(totext.MathTexts, "LIMIT", 8)
+    memo = totext.MathTexts()
+    for i in range(40):
+        assert memo[f"x_{i}"] == totext._math_text(f"x_{i}")
+        assert len(memo) <= 8
+
+
+csl_values = st.one_of(
+    st.text(max_size=3),
+    st.integers(-2, 3000),
+    st.booleans(),
+    st.none(),
+    st.lists(st.integers(0, 3000), max_size=3).map(lambda date: {"date-parts": [date]}),
+    st.lists(st.dictionaries(st.sampled_from(["family", "given", "x"]), st.text(max_size=2))),
+)
+csl_items = st.dictionaries(
+    st.sampled_from(["id", "type", "title", "issued", "author", "volume", "note", "x-y"]),
+    csl_values,
+).map(lambda item: {"id": "a", "type": "book", **item})
+
+
+@given(st.lists(csl_items, min_size=1, max_size=8))
+def test_items_checked_once_per_shape_get_the_schemas_verdict_on_each(items: list[dict]) -> None:
+    """`_validate` with a run's valid shapes refuses exactly the items the official schema
+    refuses, whatever was accepted before them."""
+    shapes: set = set()
+    schema_check = csljson.validator()
+    for item in items:
+        refused = False
+        try:
+            csljson._validate(item, shapes, ValueError)
+        except ValueError:
+            refused = True
+        assert refused == (not schema_check.is_valid(item))

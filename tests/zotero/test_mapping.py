@@ -10,6 +10,7 @@ import pytest
 
 from bib.record import Author, EntryType, Link, Record, Tag, TagKind
 from bib.zotero import mapping
+from tests.helpers import note_id_of
 
 FIELDS = json.loads(
     (Path(__file__).parent / "data" / "zotero-item-fields.json").read_text(encoding="utf-8")
@@ -143,7 +144,7 @@ def test_note_html_escapes_raw_html_and_carries_the_note_id():
     assert "<strong>bold</strong>" in html
     assert "<script>" not in html
     assert "&lt;script&gt;" in html
-    assert mapping.note_id_of(html) == 'id"1'
+    assert note_id_of(html) == 'id"1'
 
 
 def test_citation_key_goes_to_extra_when_the_server_lacks_the_field():

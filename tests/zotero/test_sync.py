@@ -8,6 +8,7 @@ from typing import Any
 
 from annotations import open_store
 from bib.zotero import mapping
+from tests.helpers import note_id_of
 
 
 def stored(path: Path) -> tuple[dict[str, Any], dict[str, str]]:
@@ -30,7 +31,7 @@ def test_seeds_with_notes_land_in_an_empty_library(zotero_server, seeded_library
     assert set(items) == set(entries)
     assert len(zotero_server.top_items()) == len(entries)
     key_of = {item["key"]: cite for cite, item in items.items()}
-    placed = {mapping.note_id_of(n["note"]): key_of[n["parentItem"]] for n in zotero_server.notes()}
+    placed = {note_id_of(n["note"]): key_of[n["parentItem"]] for n in zotero_server.notes()}
     assert placed == notes
     assert report.created == {"item": len(entries), "note": len(notes), "collection": 1}
 
@@ -229,7 +230,7 @@ def test_twenty_percent_faults_end_with_one_item_per_record(
     assert len(set(faults)) >= 3
     assert report.ok
     assert sorted(i["citationKey"] for i in zotero_server.top_items()) == sorted(entries)
-    assert sorted(mapping.note_id_of(n["note"]) for n in zotero_server.notes()) == sorted(notes)
+    assert sorted(note_id_of(n["note"]) for n in zotero_server.notes()) == sorted(notes)
 
 
 def test_lost_create_responses_are_reconciled_without_duplicates(
@@ -278,7 +279,7 @@ def test_note_deleted_here_is_deleted_in_zotero_with_one_write(
     report = run_sync(seeded_library)
     assert report.deleted == {"note": 1}
     assert zotero_server.log.count("DELETE") == 1 and len(zotero_server.log.writes()) == 1
-    assert note.uuid not in {mapping.note_id_of(n["note"]) for n in zotero_server.notes()}
+    assert note.uuid not in {note_id_of(n["note"]) for n in zotero_server.notes()}
     zotero_server.log.clear()
     run_sync(seeded_library)
     assert zotero_server.log.writes() == []
@@ -289,7 +290,7 @@ def test_note_deleted_here_but_edited_in_zotero_is_kept(zotero_server, seeded_li
     with open_store(seeded_library) as store:
         note = store.notes()[0]
         store.delete_note(note.id)
-    remote = next(n for n in zotero_server.notes() if mapping.note_id_of(n["note"]) == note.uuid)
+    remote = next(n for n in zotero_server.notes() if note_id_of(n["note"]) == note.uuid)
     zotero_server.library.edit_item(remote["key"], note=remote["note"] + "<p>more</p>")
     report = run_sync(seeded_library)
     assert report.deleted == {"note": 0}
