@@ -42,16 +42,20 @@ _ATTRIBUTES: dict[str, Callable[[Record], str]] = {
     "publisher": lambda r: r.publisher,
     "series": lambda r: r.series,
     "keywords": _keywords,
+    "year": lambda r: "" if r.year is None else str(r.year),
     **dict.fromkeys(CONTAINERS, lambda r: r.container_title),
 }
 """Fields the reader maps onto a Record attribute, and how to read that attribute."""
 
 NOT_KEPT = frozenset(
-    "year date month url doi eprint archiveprefix eprinttype primaryclass file pdf key "  # noqa: SIM905
-    "entrytype addendum".split()
+    "date url doi eprint archiveprefix eprinttype primaryclass file pdf key entrytype "  # noqa: SIM905
+    "addendum".split()
 )
-"""Fields the writers rebuild from typed data (dates, identifiers, the key an authorless
-entry is labelled by, the addendum bib composes) or copy verbatim: never kept as read."""
+"""Fields the writers rebuild from typed data (a date, identifiers, the key an authorless
+entry is labelled by, the addendum bib composes) or copy verbatim: never kept as read.
+`year` and `month` are kept for classic BibTeX only (BibLaTeX writes a `date` and a
+month number)."""
+BIBTEX_ONLY = frozenset({"year", "month"})
 
 
 def held(record: Record, name: str) -> str | None:

@@ -287,13 +287,19 @@ def _entry_record(entry: bibtex_syntax.Entry, path: str, decoding: Decoding) -> 
 
 class _Usable(dict[str, tuple[int, StringDef, tuple[str, ...]]]):
     """`@string` name (lower-cased) -> its place in the file, its definition as written and
-    every usable `@string` it needs (itself included), in file order."""
+    every usable `@string` it needs (itself included), in file order; `unusable`: the names
+    the file defines that are not usable."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.unusable: set[str] = set()
 
 
 def _usable_strings(strings: list[bibtex_syntax.StringDef]) -> _Usable:
     """The `@string`s a field may go on referencing in our output: defined once (or the
     same way each time; a redefinition changes what earlier entries meant) in terms of
-    usable ones or of the month names every style predefines."""
+    usable ones, of the month names every style predefines, or of names the file leaves
+    undefined (BibTeX takes them from another `.bib` of the same document)."""
     definitions: dict[str, set[str]] = {}
     for found in strings:
         definitions.setdefault(found.name.lower(), set()).add(found.raw)
@@ -306,17 +312,19 @@ def _usable_strings(strings: list[bibtex_syntax.StringDef]) -> _Usable:
         needs = _needs(references(found.raw), usable)
         if needs is not None:
             usable[name] = (index, StringDef(found.name, found.raw), (*needs, name))
+    usable.unusable = definitions.keys() - usable.keys()
     return usable
 
 
 def _needs(names_used: list[str], usable: _Usable) -> tuple[str, ...] | None:
     """The usable `@string`s behind `names_used` (with what they need), or None when one is
-    neither usable nor a month name."""
+    defined in the file but not usable. A month name or an undefined `@string` needs no
+    definition of ours (the reader warned about the undefined one; BibTeX will too)."""
     needs: dict[str, None] = {}
     for name in names_used:
         if name in usable:
             needs.update(dict.fromkeys(usable[name][2]))
-        elif name not in bibtex_syntax.MONTHS:
+        elif name in usable.unusable:
             return None
     return tuple(needs)
 
@@ -325,7 +333,9 @@ def _latex(
     entry: bibtex_syntax.Entry, record: Record, strings: _Usable, preambles: tuple[str, ...]
 ) -> LatexSource | None:
     """The LaTeX of each field the record still holds as read (`bib.latex.source.held`),
-    with the `@string`s they reference; a reference to an unusable `@string` is expanded."""
+    with the `@string`s they reference; a reference to an unusable `@string` is expanded,
+    one to an undefined `@string` kept as written (the input means it to come from
+    another file)."""
     kept: list[FieldLatex] = []
     needed: dict[str, None] = {}
     container = min(

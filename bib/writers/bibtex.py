@@ -26,7 +26,7 @@ from bib.latex import (
     url_value,
     verbatim_value,
 )
-from bib.latex.source import Definitions, Written, kept, kept_container
+from bib.latex.source import BIBTEX_ONLY, Definitions, Written, kept, kept_container
 from bib.readers.names import NAME_LISTS, parse_names
 from bib.record import ET_AL, Author, EntryType, Record, TagKind
 from bib.resolve.provenance import provenance_of, without_provenance
@@ -207,7 +207,8 @@ def _keep_read_latex(prepared: Prepared, fields: dict[str, str], dialect: str) -
     what it was read as (`bib.latex.source.kept`), in place of our encoding of its value."""
     record, ascii = prepared.record, prepared.options.ascii
     _, container, publisher, _ = _LAYOUT[dialect][record.entry_type]
-    for name in ("author", "title", "eventtitle", "series", "abstract"):
+    own = ("author", "title", "eventtitle", "series", "abstract", "year")
+    for name in own if dialect == "bibtex" else own[:-1]:
         if name in fields and (value := kept(record, name, ascii=ascii)) is not None:
             fields[name] = value
     if container in fields and (value := kept_container(record, ascii=ascii)) is not None:
@@ -313,7 +314,11 @@ def _put_extra_fields(record: Record, fields: dict[str, str], dialect: str, asci
             continue
         if type(value) is Latex:  # rendered reading notes (bib.latex.markdown)
             safe: str = value
-        elif record.latex is not None and (read := kept(record, read_as, ascii=ascii)):
+        elif (
+            record.latex is not None
+            and (dialect == "bibtex" or read_as not in BIBTEX_ONLY)
+            and (read := kept(record, read_as, ascii=ascii))
+        ):
             safe = read
         elif name in NAME_LISTS:
             safe = " and ".join(filter(None, (_name(a, ascii) for a in parse_names(value))))
