@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from pylatexenc.latex2text import LatexNodes2Text
 from pylatexenc.latexencode import UnicodeToLatexEncoder
 
 from bib.latex import ascii_table
@@ -28,7 +27,7 @@ NOT_TYPESET = {
     "\u0228": "Ȩ: biber writes the character into the .bbl; T1's UTF-8 table lacks it",
     "\u0229": "ȩ: the same",
     "\u02da": "˚: pylatexenc's `\\r{}`, an accent on nothing: biber makes it a bare combining mark",
-    "\u02db": "˛: pylatexenc's `\\k{}`, the same",
+    "\u02db": "the ogonek: pylatexenc's `\\k{}`, the same",
 }
 """pylatexenc's accent macros left out, each with why (make_latex_ascii.py drops them)."""
 

@@ -106,9 +106,7 @@ def all_table_characters(make_record):
     ]
 
 
-def test_every_ascii_table_macro_compiles_with_bibtex_in_t1(
-    tmp_path, make_record, require
-) -> None:
+def test_every_ascii_table_macro_compiles_with_bibtex_in_t1(tmp_path, make_record, require) -> None:
     require("pdflatex", "bibtex", "pdftotext")
     records = all_table_characters(make_record)
     plain_t1 = NATBIB.replace("\\usepackage[utf8]{inputenc}\n", "")
