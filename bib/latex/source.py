@@ -143,6 +143,8 @@ class Definitions:
 
     def unusable(self) -> frozenset[str]:
         """The clashing `@string`s and every one defined in terms of them."""
+        if not self.clashes:
+            return frozenset()
         bad = set(self.clashes)
         for name, found in self.strings.items():  # in order of first use: dependencies first
             if any(used in bad for used in references(found.raw)):

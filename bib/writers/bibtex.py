@@ -121,7 +121,9 @@ def entry(
     ascii: bool = False,
     tag_kinds: Iterable[TagKind] = DEFAULT_TAG_KINDS,
 ) -> dict[str, str]:
-    """One bibtexparser entry dict (ENTRYTYPE, ID, fields) with LaTeX-safe values."""
+    """One bibtexparser entry dict (ENTRYTYPE, ID, fields) with LaTeX-safe values; a value
+    of type `bib.latex.source.Written` is the input's `@string` references (`jacm # " 12"`),
+    which `format_entry` writes without braces (bibtexparser's writer would brace them)."""
     if dialect not in DIALECTS:
         raise error(record, f"unknown BibTeX dialect {dialect!r}")
     return _entry(prepare(record, WriteOptions(ascii, tuple(tag_kinds))), dialect)
