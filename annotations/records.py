@@ -105,7 +105,7 @@ def parse_edit(text: str, fmt: str, stored: Record) -> Record:
     changes = {
         spec.name: getattr(saved, spec.name)
         for spec in dataclasses.fields(Record)
-        if spec.name not in ("id", "key", "sources")
+        if spec.name not in ("id", "key", "sources", "latex")
         and getattr(saved, spec.name) != getattr(shown, spec.name)
     }
     return dataclasses.replace(stored, **changes)

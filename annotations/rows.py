@@ -50,9 +50,10 @@ EXPORT_FORMAT = "bib-annotations"
 EXPORT_VERSION = 1
 
 EDITABLE = tuple(
-    f.name for f in dataclasses.fields(Record) if f.name not in ("id", "key", "sources")
+    f.name for f in dataclasses.fields(Record) if f.name not in ("id", "key", "sources", "latex")
 )
-"""The Record fields `bib edit` and `bib set` change."""
+"""The Record fields `bib edit` and `bib set` change (`latex`, what a `.bib` input wrote, is
+not the library's: the store keeps decoded records, docs/decisions/latex-source.md)."""
 
 PER_RECORD_TABLES = (
     "notes",

@@ -34,6 +34,7 @@ from bib.extract.methods import tag_methods
 from bib.extract.tags import tag_stream
 from bib.extract.titles import derive_titles
 from bib.extract.urls import tag_urls
+from bib.latex.source import Definitions, expanded
 from bib.record import Record, TagKind
 from bib.spool import Spool, record_bytes, record_of
 from bib.writers import WriteOptions
@@ -223,6 +224,8 @@ class Spooled:
     indices: Sequence[int]
     parents: frozenset[str] = frozenset()
     """Casefolded keys of crossref parents (`order` can put them last)."""
+    definitions: Definitions = field(default_factory=Definitions)
+    """The inputs' `@preamble`s and `@string`s, for the top of BibTeX outputs."""
 
     def parent_positions(self) -> frozenset[int]:
         """Positions of the records that are some record's crossref parent."""
@@ -302,15 +305,23 @@ def _spool(
     encode: Encoder,
 ) -> Spooled:
     with contextlib.closing(Spool()) as raw:
-        found = merge.groups(_read_into(raw, paths, options, stdin, stats))
+        definitions = Definitions()
+        found = merge.groups(_read_into(raw, paths, options, stdin, stats, definitions))
         papers = [group for group in found if len(group) > 1]
         stats.merged = stats.read - len(found)
         found.clear()
         copies = {position for group in papers for position in group}
         singles = (raw.get_bytes(i) for i in range(stats.read) if i not in copies)
         warn = _warnings(options)
+        unusable = definitions.unusable()
+        if unusable:
+            if warn is not None:
+                for line in definitions.warnings():
+                    warn(line)
+            singles = (record_bytes(expanded(record_of(data), unusable)) for data in singles)
         merged = (
-            record_bytes(merge.merge_group([raw.get(i) for i in group], warn)) for group in papers
+            record_bytes(expanded(merge.merge_group([raw.get(i) for i in group], warn), unusable))
+            for group in papers
         )
         unique = stats.read - len(copies) + len(papers)
         prepared = _prepared(itertools.chain(singles, merged), options, encode)
@@ -349,7 +360,7 @@ def _spool(
             if own.key != chosen[position]:
                 record_id, base = bases[position]
                 warn(_key_change(own, chosen[position], record_id in pinned, base == own.key))
-    return Spooled(stats, chosen, done, range(unique), frozenset(parents))
+    return Spooled(stats, chosen, done, range(unique), frozenset(parents), definitions)
 
 
 class OwnKey(NamedTuple):
@@ -371,12 +382,19 @@ def _key_change(own: OwnKey, key: str, pinned: bool, usable: bool) -> str:
 
 
 def _read_into(
-    raw: Spool, paths: Sequence[Path], options: ConvertOptions, stdin: BinaryIO | None, stats: Stats
+    raw: Spool,
+    paths: Sequence[Path],
+    options: ConvertOptions,
+    stdin: BinaryIO | None,
+    stats: Stats,
+    definitions: Definitions,
 ) -> Iterator[list[str]]:
     """The identities of every record read, each record kept in `raw` until its paper's
-    copies are known (`merge.groups` needs every identity)."""
+    copies are known (`merge.groups` needs every identity); `definitions` gets the
+    `@preamble`s and `@string`s of `.bib` inputs."""
     for record in _read_all(paths, options, stdin, stats):
         raw.add(record)
+        definitions.add(record.latex)
         yield merge.identities(record)
 
 
@@ -630,6 +648,9 @@ def write(
         for sink in sinks:
             cleanup.callback(sink.discard)
             handle = sink.open()
+            header = writers.writer(sink.fmt).header
+            if header is not None and spooled.keys:
+                handle.write(header(spooled.definitions))
             names = _output_keys(spooled.keys, sink, report)
             last = spooled.parent_positions() if writers.writer(sink.fmt).parents_last else ()
             order = _order(names, writers.order_key(sink.fmt), last)

@@ -18,12 +18,14 @@ from dataclasses import fields, replace
 from typing import NamedTuple
 
 from bib.identity import abstract_key, likeness, names_work, record_id
-from bib.record import Record, Source
+from bib.record import LatexSource, Record, Source
 
 Report = Callable[[str], None]
 _UNITED = ("links", "tags", "sources")
 _SCALARS = tuple(
-    f.name for f in fields(Record) if f.name not in (*_UNITED, "id", "fields", "title_derived")
+    f.name
+    for f in fields(Record)
+    if f.name not in (*_UNITED, "id", "fields", "title_derived", "latex")
 )
 
 
@@ -67,6 +69,7 @@ def combine(lead: Record, other: Record) -> Record:
         changes[name] = mine + tuple(x for x in getattr(other, name) if x not in mine)
     have = {name for name, _ in lead.fields}
     changes["fields"] = lead.fields + tuple(f for f in other.fields if f[0] not in have)
+    changes["latex"] = _latex(lead.latex, other.latex)
     merged = replace(lead, **changes)  # type: ignore[arg-type]
     new_id = record_id(
         doi=merged.doi,
@@ -78,6 +81,20 @@ def combine(lead: Record, other: Record) -> Record:
         key=merged.key,
     )
     return replace(merged, id=new_id)
+
+
+def _latex(lead: LatexSource | None, other: LatexSource | None) -> LatexSource | None:
+    """Both records' LaTeX, `lead`'s first for a field both have: a writer uses a field's
+    LaTeX only while the merged record still holds what it decoded to, whoever's it was."""
+    if lead is None or other is None:
+        return lead or other
+    have = {f.name for f in lead.fields}
+    named = {d.name.lower() for d in lead.strings}
+    return LatexSource(
+        lead.fields + tuple(f for f in other.fields if f.name not in have),
+        lead.strings + tuple(d for d in other.strings if d.name.lower() not in named),
+        lead.preambles + tuple(p for p in other.preambles if p not in lead.preambles),
+    )
 
 
 def groups(identity_lists: Iterable[list[str]]) -> list[list[int]]:

@@ -131,6 +131,44 @@ class Source:
 
 
 @dataclass(frozen=True, slots=True)
+class FieldLatex:
+    """One field of a `.bib` entry as the file wrote it, and what the record held for it
+    when read: a writer writes `latex` back while the record still holds `decoded`, so a
+    value nobody changed keeps its LaTeX (docs/decisions/latex-source.md)."""
+
+    name: str
+    """The field as read, lower-cased."""
+    latex: str
+    """The value's LaTeX, outer delimiters removed, `@string`s expanded."""
+    decoded: str
+    """What the record held for the field when read (`bib.latex.source.held`)."""
+    raw: str = ""
+    """The value as written when it references `@string`s (`jacm # " 12"`), else empty."""
+
+
+@dataclass(frozen=True, slots=True)
+class StringDef:
+    """An `@string` a kept field references, as written, to be written again."""
+
+    name: str
+    raw: str
+
+
+@dataclass(frozen=True, slots=True)
+class LatexSource:
+    """What a `.bib` wrote that decoding to Unicode would lose: each field's LaTeX, the
+    `@string`s those fields reference (with the ones they use, in file order) and, on the
+    first record of a file, its `@preamble`s."""
+
+    fields: tuple[FieldLatex, ...] = ()
+    strings: tuple[StringDef, ...] = ()
+    preambles: tuple[str, ...] = ()
+
+    def field(self, name: str) -> FieldLatex | None:
+        return next((f for f in self.fields if f.name == name), None)
+
+
+@dataclass(frozen=True, slots=True)
 class Record:
     """A bibliographic record.
 
@@ -138,7 +176,8 @@ class Record:
     citation key, assigned by `bib.keys` after duplicates are merged. `abstract` keeps
     the source text verbatim (markdown, inline LaTeX and all); writers decide how to
     render it. `fields` carries further bibliographic fields read from BibTeX or CSL-JSON
-    (volume, pages, number, ...) under their BibTeX names, so round trips keep them.
+    (volume, pages, number, ...) under their BibTeX names, so round trips keep them;
+    `latex` keeps what a `.bib` input wrote, so that BibTeX output can write it back.
     """
 
     id: str
@@ -162,6 +201,8 @@ class Record:
     note: str = ""
     fields: tuple[tuple[str, str], ...] = ()
     sources: tuple[Source, ...] = field(default=())
+    latex: LatexSource | None = None
+    """The LaTeX of a `.bib` input (BibTeX output writes it back where unchanged)."""
 
     @property
     def source(self) -> Source | None:

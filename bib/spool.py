@@ -15,7 +15,19 @@ from dataclasses import fields
 from operator import attrgetter
 from typing import IO
 
-from bib.record import Author, EntryType, Link, LinkRole, Record, Source, Tag, TagKind
+from bib.record import (
+    Author,
+    EntryType,
+    FieldLatex,
+    LatexSource,
+    Link,
+    LinkRole,
+    Record,
+    Source,
+    StringDef,
+    Tag,
+    TagKind,
+)
 
 
 class Spool:
@@ -91,6 +103,12 @@ def _plain(record: Record) -> list[object]:
     if record.tags:
         out[_AT["tags"]] = [(t.kind.value, t.value, t.label, t.evidence) for t in record.tags]
     out[_AT["sources"]] = [(s.path, s.line) for s in record.sources]
+    if (latex := record.latex) is not None:
+        out[_AT["latex"]] = (
+            [(f.name, f.latex, f.decoded, f.raw) for f in latex.fields],
+            [(d.name, d.raw) for d in latex.strings],
+            latex.preambles,
+        )
     return out
 
 
@@ -107,6 +125,16 @@ def _record(plain: list[object], key: str | None = None) -> Record:
             for k, v, label, e in tags  # type: ignore[attr-defined]
         )
     plain[_AT["sources"]] = tuple(Source(*s) for s in plain[_AT["sources"]])  # type: ignore[attr-defined]
+    if (latex := plain[_AT["latex"]]) is not None:
+        kept: list[tuple[str, str, str, str]]
+        strings: list[tuple[str, str]]
+        preambles: tuple[str, ...]
+        kept, strings, preambles = latex  # type: ignore[misc]
+        plain[_AT["latex"]] = LatexSource(
+            tuple(FieldLatex(*f) for f in kept),
+            tuple(StringDef(*d) for d in strings),
+            preambles,
+        )
     if key is not None:
         plain[_AT["key"]] = key
     return Record(*plain)  # type: ignore[arg-type]

@@ -191,9 +191,10 @@ def to_ascii(latex: str) -> str:
 def ascii_table() -> dict[str, str]:
     """Non-ASCII character -> braced LaTeX macro, for `--ascii`.
 
-    pylatexenc's UnicodeToLatexEncoder output, kept only for the characters pdflatex
-    typesets in a plain document (OT1 and T1, no packages): tests/writers/make_latex_ascii.py
-    builds bib/data/latex_ascii.json, and a toolchain test compiles all of it.
+    pylatexenc's UnicodeToLatexEncoder output (else the kernel's accent macro: `\\d{h}`),
+    kept only for the characters pdflatex typesets in a plain T1 document, the set-up every
+    output is checked in: tests/writers/make_latex_ascii.py builds bib/data/latex_ascii.json,
+    and a toolchain test compiles all of it.
     """
     data = resources.files("bib").joinpath("data/latex_ascii.json").read_text(encoding="utf-8")
     table: dict[str, str] = json.loads(data)

@@ -20,10 +20,23 @@ from bib.identity import normalize_arxiv, record_id, strip_doi
 from bib.latex import decoder, from_latex
 from bib.latex.fastlatex import decode_common
 from bib.latex.fromlatex import prepare
+from bib.latex.source import CONTAINERS, held, references
 from bib.readers import bibtex_syntax, names
 from bib.readers.paperlist import decode
 from bib.readers.roundtrip import merge_links, split_note
-from bib.record import Author, EntryType, Link, Record, Source, Tag, TagKind
+from bib.record import (
+    Author,
+    EntryType,
+    FieldLatex,
+    LatexSource,
+    Link,
+    Record,
+    Source,
+    StringDef,
+    Tag,
+    TagKind,
+    evolve,
+)
 from bib.resolve.provenance import provenance_of, without_provenance
 
 _CONSUMED = frozenset(
@@ -231,41 +244,42 @@ def read(
     report: Callable[[str], None] | None = None,
     strict: bool = False,
 ) -> Iterator[Record]:
-    """Records of a `.bib`, in file order. Problems (an undefined `@string`, a repeated
-    field or key, an entry that does not parse) go to `report` as
-    `warning: FILE:LINE: ...`; with `strict` the first one is a BibError instead."""
+    """Records of a `.bib`, in file order, each with its LaTeX (`Record.latex`). Problems
+    (an undefined `@string`, a repeated field or key, an entry that does not parse) go to
+    `report` as `warning: FILE:LINE: ...`; with `strict` the first one is a BibError
+    instead."""
     path = str(path)
-    entries = _entries(data, path, report, strict)
+    document = _document(data, path, report, strict)
     decoding = Decoding()
-    for entry in entries:
-        yield _entry_record(entry, path, decoding)
+    strings = _usable_strings(document.strings)
+    preambles = tuple(chunk.text for chunk in document.preambles)
+    for entry in document.entries:
+        record = _entry_record(entry, path, decoding)
+        yield evolve(record, latex=_latex(entry, record, strings, preambles))
+        preambles = ()  # the file's preambles go with its first record only
 
 
-def _entries(
+def _document(
     data: bytes, path: str, report: Callable[[str], None] | None, strict: bool
-) -> Iterator[bibtex_syntax.Entry]:
-    """The entries as they are parsed (none held: memory stays flat in N)."""
+) -> bibtex_syntax.Document:
+    """The whole parsed file: its `@string`s are needed whole before the first record, since
+    a later redefinition decides whether a field may go on referencing one."""
     text = decode(data, path)
-    problems = 0
 
     def problem(found: bibtex_syntax.Problem) -> None:
-        nonlocal problems
-        problems += 1
         if strict:
             raise BibError(found.message, path, found.line)
         if report is not None:
             report(f"warning: {path}:{found.line}: {found.message}")
 
-    count = 0
-    for entry in bibtex_syntax.entries(text, path, problem):
-        count += 1
-        yield entry
-    if not count:
+    document = bibtex_syntax.parse(text, path, problem)
+    if not document.entries:
         raise BibError(
             "no BibTeX entries found"
-            + ("" if problems else " (is it a .bib file? entries start with @type{key,)"),
+            + ("" if document.problems else " (is it a .bib file? entries start with @type{key,)"),
             path,
         )
+    return document
 
 
 def _entry_record(entry: bibtex_syntax.Entry, path: str, decoding: Decoding) -> Record:
@@ -273,3 +287,81 @@ def _entry_record(entry: bibtex_syntax.Entry, path: str, decoding: Decoding) -> 
     fields["ENTRYTYPE"] = entry.type
     fields["ID"] = entry.key
     return _record(fields, path, entry.line, decoding)
+
+
+class _Usable(dict[str, tuple[int, StringDef, tuple[str, ...]]]):
+    """`@string` name (lower-cased) -> its place in the file, its definition as written and
+    every usable `@string` it needs (itself included), in file order; `unusable`: the names
+    the file defines that are not usable."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.unusable: set[str] = set()
+
+
+def _usable_strings(strings: list[bibtex_syntax.StringDef]) -> _Usable:
+    """The `@string`s a field may go on referencing in our output: defined once (or the
+    same way each time; a redefinition changes what earlier entries meant) in terms of
+    usable ones, of the month names every style predefines, or of names the file leaves
+    undefined (BibTeX takes them from another `.bib` of the same document)."""
+    definitions: dict[str, set[str]] = {}
+    for found in strings:
+        definitions.setdefault(found.name.lower(), set()).add(found.raw)
+    twice = {name for name, raws in definitions.items() if len(raws) > 1}
+    usable = _Usable()
+    for index, found in enumerate(strings):
+        name = found.name.lower()
+        if name in twice or name in usable:
+            continue
+        needs = _needs(references(found.raw), usable)
+        if needs is not None:
+            usable[name] = (index, StringDef(found.name, found.raw), (*needs, name))
+    usable.unusable = definitions.keys() - usable.keys()
+    return usable
+
+
+def _needs(names_used: list[str], usable: _Usable) -> tuple[str, ...] | None:
+    """The usable `@string`s behind `names_used` (with what they need), or None when one is
+    defined in the file but not usable. A month name or an undefined `@string` needs no
+    definition of ours (the reader warned about the undefined one; BibTeX will too)."""
+    needs: dict[str, None] = {}
+    for name in names_used:
+        if name in usable:
+            needs.update(dict.fromkeys(usable[name][2]))
+        elif name in usable.unusable:
+            return None
+    return tuple(needs)
+
+
+def _latex(
+    entry: bibtex_syntax.Entry, record: Record, strings: _Usable, preambles: tuple[str, ...]
+) -> LatexSource | None:
+    """The LaTeX of each field the record still holds as read (`bib.latex.source.held`),
+    with the `@string`s they reference; a reference to an unusable `@string` is expanded,
+    one to an undefined `@string` kept as written (the input means it to come from
+    another file)."""
+    kept: list[FieldLatex] = []
+    needed: dict[str, None] = {}
+    container = min(
+        (f.name for f in entry.fields if f.name in CONTAINERS), key=CONTAINERS.index, default=None
+    )
+    for found in entry.fields:
+        if found.name in CONTAINERS and found.name != container:
+            continue  # not the one the container title was read from
+        if found.name == "note" and (record.title_derived or provenance_of(record.note)):
+            continue  # the note bib wrote, its sentences rebuilt from the record
+        decoded = held(record, found.name)
+        if decoded is None:
+            continue
+        raw = found.raw
+        if raw:
+            needs = _needs(references(raw), strings)
+            if needs is None:
+                raw = ""
+            else:
+                needed.update(dict.fromkeys(needs))
+        kept.append(FieldLatex(found.name, found.value, decoded, raw))
+    if not kept and not preambles:
+        return None
+    used = tuple(strings[name][1] for name in sorted(needed, key=lambda n: strings[n][0]))
+    return LatexSource(tuple(kept), used, preambles)

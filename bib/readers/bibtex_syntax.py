@@ -65,6 +65,9 @@ class Field:
     """Lower-cased, as BibTeX compares them."""
     value: str
     line: int
+    raw: str = ""
+    """As written when the value is not one `{...}` or `"..."` (it references `@string`s
+    or joins pieces with `#`), so that a writer can reference them again; else empty."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +150,15 @@ class _Lines:
         return self.line
 
 
+def _structure(text: str, start: int, end: int, value: str) -> str:
+    """`Field.raw` of the value written at `text[start:end]`: empty for one delimited group
+    (whose length is exactly its value's plus the two delimiters; a macro or a `#` join
+    never is), else the text as written."""
+    if end - start == len(value) + 2 and text[start] in '{"':
+        return ""
+    return text[start:end]
+
+
 def parse(text: str, path: str, report: Callable[[Problem], None] | None = None) -> Document:
     """Every `@` command of `text`; problems collected in the document (and sent to
     `report` as they happen). Raises BibError only past the expansion bounds."""
@@ -154,15 +166,6 @@ def parse(text: str, path: str, report: Callable[[Problem], None] | None = None)
     found = list(parser.run())
     parser.doc.entries = found
     return parser.doc
-
-
-def entries(
-    text: str, path: str, report: Callable[[Problem], None] | None = None
-) -> Iterator[Entry]:
-    """`parse`'s entries one at a time, as they are read, holding none of them: a reader
-    that passes each on keeps memory flat in the number of entries (a parsed entry takes
-    about 4 KiB, twice its text). Problems go to `report` only."""
-    return _Parser(text, path, report).run()
 
 
 class _Parser:
@@ -292,7 +295,7 @@ class _Parser:
             start = _FIELD_START.match(text, pos)  # `, name =` in one match: the common case
             if start is not None:
                 field_name, field_line = start.group(1), self.lines.at(start.start(1))
-                value, pos = self.value_at(start.end())
+                value, raw, pos = self.value_at(start.end())
             else:
                 pos = self.space(pos + 1)
                 name = _NAME.match(text, pos)
@@ -301,7 +304,9 @@ class _Parser:
                 field_name, field_line = name.group(0), self.lines.at(pos)
                 pos = self.space(name.end())
                 self.expect("=", pos)
-                value, _, pos = self.value(self.space(pos + 1))
+                begin = self.space(pos + 1)
+                value, _, pos = self.value(begin)
+                raw = _structure(self.text, begin, pos, value)
                 pos = self.space(pos)
             lowered = field_name.lower()
             if lowered in fields:
@@ -310,7 +315,7 @@ class _Parser:
                     field_line,
                 )
             else:
-                fields[lowered] = Field(lowered, value, field_line)
+                fields[lowered] = Field(lowered, value, field_line, raw)
         self.expect(close, pos)
         folded = key.casefold()
         if folded in self.seen:
@@ -324,17 +329,17 @@ class _Parser:
             self.doc.entries.append(Entry(kind, key, line, tuple(fields.values())))
         return pos + 1
 
-    def value_at(self, pos: int) -> tuple[str, int]:
-        """`value` then the space after it; a lone `{...}` or `"..."` without braces inside,
-        or a number, in one match (most fields)."""
+    def value_at(self, pos: int) -> tuple[str, str, int]:
+        """`value`, its `Field.raw`, then the space after it; a lone `{...}` or `"..."`
+        without braces inside, or a number, in one match (most fields)."""
         simple = _SIMPLE_VALUE.match(self.text, pos)
         if simple is not None and simple.end() - pos <= MAX_VALUE:
             after = _SPACE.match(self.text, simple.end()).end()  # type: ignore[union-attr]
             if not self.text.startswith("#", after):
                 found = simple.lastindex
-                return simple.group(found), after  # type: ignore[arg-type]
+                return simple.group(found), "", after  # type: ignore[arg-type]
         value, _, end = self.value(pos)
-        return value, self.space(end)
+        return value, _structure(self.text, pos, end, value), self.space(end)
 
     def value(self, pos: int) -> tuple[str, int, int]:
         """One `a # "b" # {c}` value from `pos`: its text, the deepest macro used, the end."""

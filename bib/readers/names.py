@@ -110,6 +110,8 @@ def parse_name(name: str, decode: Callable[[str], str] = unbrace) -> Author:
         parts = bibtexparser.customization.splitname(stripped, strict_mode=False)
     except bibtexparser.customization.InvalidName:
         return Author(literal=decode(stripped))
+    if not parts:  # a name of ties and spaces only (`~`): bibtexparser finds no part
+        return Author()
     family = " ".join(parts["von"] + parts["last"])
     return Author(
         family=decode(family),

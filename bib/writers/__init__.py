@@ -15,6 +15,7 @@ from pathlib import Path
 from bib import crossref
 from bib.errors import BibError
 from bib.keys import base_key
+from bib.latex.source import Definitions, expanded
 from bib.record import Record, TagKind, evolve
 from bib.writers import bibtex, csljson, ris
 from bib.writers.common import (
@@ -83,7 +84,21 @@ def render(
     records = list(records)
     parents = crossref.parents(records) if chosen.parents_last else frozenset()
     ordered = sorted(records, key=lambda r: (r.key.casefold() in parents, chosen.order_key(r.key)))
-    return "".join(stream(ordered, fmt, ascii=ascii, tag_kinds=tag_kinds))
+    if chosen.header is None:
+        return "".join(stream(ordered, fmt, ascii=ascii, tag_kinds=tag_kinds))
+    found = definitions(ordered)
+    unusable = found.unusable()
+    ordered = [expanded(r, unusable) for r in ordered]
+    body = "".join(stream(ordered, fmt, ascii=ascii, tag_kinds=tag_kinds))
+    return chosen.header(found) + body if body else body
+
+
+def definitions(records: Iterable[Record]) -> Definitions:
+    """The `@preamble`s and `@string`s that `records` read from `.bib` files carry."""
+    found = Definitions()
+    for record in records:
+        found.add(record.latex)
+    return found
 
 
 def stream(
@@ -94,7 +109,8 @@ def stream(
     tag_kinds: Iterable[TagKind] = DEFAULT_TAG_KINDS,
 ) -> Iterator[str]:
     """`render` piece by piece, for records already in `order_key(fmt)` order: a caller
-    writes each piece as it comes and never holds the whole text (or all the records)."""
+    writes each piece as it comes and never holds the whole text (or all the records).
+    The entries only: what goes before them (`Writer.header`) needs every record first."""
     chosen = writer(fmt)
     options, memo = WriteOptions(ascii=ascii, tag_kinds=tuple(tag_kinds)), RunMemo()
     return chosen.layout.wrap(

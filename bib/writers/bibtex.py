@@ -25,6 +25,7 @@ from bib.latex import (
     url_value,
     verbatim_value,
 )
+from bib.latex.source import BIBTEX_ONLY, Definitions, Written, kept, kept_container
 from bib.readers.names import NAME_LISTS, parse_names
 from bib.record import ET_AL, Author, EntryType, Record, TagKind
 from bib.resolve.provenance import provenance_of, without_provenance
@@ -119,7 +120,9 @@ def entry(
     ascii: bool = False,
     tag_kinds: Iterable[TagKind] = DEFAULT_TAG_KINDS,
 ) -> dict[str, str]:
-    """One bibtexparser entry dict (ENTRYTYPE, ID, fields) with LaTeX-safe values."""
+    """One bibtexparser entry dict (ENTRYTYPE, ID, fields) with LaTeX-safe values; a value
+    of type `bib.latex.source.Written` is the input's `@string` references (`jacm # " 12"`),
+    which `format_entry` writes without braces (bibtexparser's writer would brace them)."""
     if dialect not in DIALECTS:
         raise error(record, f"unknown BibTeX dialect {dialect!r}")
     return _entry(prepare(record, WriteOptions(ascii, tuple(tag_kinds))), dialect)
@@ -177,6 +180,8 @@ def _entry(prepared: Prepared, dialect: str) -> dict[str, str]:
         _put_notes(record, fields, biblatex, ascii)
     elif record.title_derived:  # the common case, with no sentences to join
         fields["note"] = DERIVED_TITLE_NOTE
+    if record.latex is not None:
+        _keep_read_latex(prepared, fields, dialect)
     if record.fields:
         _put_extra_fields(record, fields, dialect, ascii)
     if not biblatex and record.entry_type in _BIBTEX_TYPE_PER_RECORD:
@@ -196,6 +201,28 @@ _BIBTEX_TYPE_PER_RECORD = frozenset(
 )
 """Types whose classic BibTeX type depends on the record (a thesis's kind, a container) or
 is a fallback that an `entrytype` field must keep."""
+
+
+def _keep_read_latex(prepared: Prepared, fields: dict[str, str], dialect: str) -> None:
+    """The LaTeX a `.bib` input wrote, for each of the record's own fields that still holds
+    what it was read as (`bib.latex.source.kept`), in place of our encoding of its value."""
+    record, ascii = prepared.record, prepared.options.ascii
+    _, container, publisher, _ = _LAYOUT[dialect][record.entry_type]
+    own = ("author", "title", "eventtitle", "series", "abstract", "year")
+    for name in own if dialect == "bibtex" else own[:-1]:
+        if name in fields and (value := kept(record, name, ascii=ascii)) is not None:
+            fields[name] = value
+    if container in fields and (value := kept_container(record, ascii=ascii)) is not None:
+        fields[container] = value
+    if publisher in fields and (value := kept(record, "publisher", ascii=ascii)) is not None:
+        fields[publisher] = value
+    keywords = prepared.keywords
+    if keywords and (value := kept(record, "keywords", ascii=ascii, current=keywords)):
+        fields["keywords"] = value
+    if "note" in fields and not record.title_derived and not extra_links(record):
+        origin = dialect == "biblatex" and provenance_of(record.note)
+        if not origin and (value := kept(record, "note", ascii=ascii)) is not None:
+            fields["note"] = value
 
 
 def _settle_bibtex_type(record: Record, fields: dict[str, str]) -> None:
@@ -281,11 +308,17 @@ def _put_extra_fields(record: Record, fields: dict[str, str], dialect: str, asci
             if name == "date":
                 fields["date"] = value  # the whole date, where the year stood alone
                 continue
-        name = _RENAMES[dialect].get(name, name)
+        read_as, name = name, _RENAMES[dialect].get(name, name)
         if name in taken or name in ("entrytype", "id"):
             continue
         if type(value) is Latex:  # rendered reading notes (bib.latex.markdown)
             safe: str = value
+        elif (
+            record.latex is not None
+            and (dialect == "bibtex" or read_as not in BIBTEX_ONLY)
+            and (read := kept(record, read_as, ascii=ascii))
+        ):
+            safe = read
         elif name in NAME_LISTS:
             safe = " and ".join(filter(None, (_name(a, ascii) for a in parse_names(value))))
         elif name in _VERBATIM_FIELDS:
@@ -418,7 +451,10 @@ def _format(fields: dict[str, str], members: Iterable[tuple[str, str]]) -> str:
     # copied once.
     parts = ["@", fields["ENTRYTYPE"], "{", fields["ID"]]
     for name, value in members:
-        parts += (",\n  ", name, " = {", value, "}")
+        if type(value) is Written:  # `@string` references as the input wrote them
+            parts += (",\n  ", name, " = ", value)
+        else:
+            parts += (",\n  ", name, " = {", value, "}")
     parts.append("\n}\n")
     return "".join(parts)
 
@@ -471,6 +507,20 @@ def render(
     return "\n".join(format_entry(e) for e in entries)
 
 
+def header(definitions: Definitions) -> str:
+    """What goes before the first entry: the inputs' `@preamble`s, then the `@string`s their
+    kept fields reference (a clashing one, and those defined by it, not: their uses are
+    written expanded, `bib.latex.source.expanded`)."""
+    unusable = definitions.unusable()
+    lines = [f"@preamble{{{{{text}}}}}" for text in definitions.preambles]
+    lines += [
+        f"@string{{{found.name} = {found.raw}}}"
+        for name, found in definitions.strings.items()
+        if name not in unusable
+    ]
+    return "\n".join(lines) + "\n\n" if lines else ""
+
+
 def _bibtex_entry(prepared: Prepared) -> str:
     return entry_text(prepared, "bibtex")
 
@@ -487,6 +537,7 @@ BIBTEX = Writer(
     order_key=order_key,
     entry_text=_bibtex_entry,
     parents_last=True,
+    header=header,
 )
 BIBLATEX = Writer(
     name="biblatex",
@@ -496,4 +547,5 @@ BIBLATEX = Writer(
     order_key=order_key,
     entry_text=_biblatex_entry,
     parents_last=True,
+    header=header,
 )

@@ -9,6 +9,7 @@ from typing import NamedTuple
 
 from bib.errors import BibError
 from bib.latex import MathTexts, Text, clean, to_latex
+from bib.latex.source import Definitions
 from bib.record import LinkRole, Record, TagKind
 
 DEFAULT_TAG_KINDS: tuple[TagKind, ...] = (
@@ -219,3 +220,6 @@ class Writer:
     parents_last: bool = False
     """Whether crossref parents follow every other entry (BibTeX finds a parent only after
     its children: "a bad cross reference" otherwise)."""
+    header: Callable[[Definitions], str] | None = None
+    """What goes before the entries, from the `@preamble`s and `@string`s of the inputs
+    (BibTeX and BibLaTeX write them back; `bib.latex.source`)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from bib import convert as engine
 from bib.merge import merge
 from bib.record import Link, LinkRole, Record, Source
+from bib.writers import render
 
 ABSTRACT = "We propose FairJudge, an adaptive judge."
 
@@ -63,3 +64,20 @@ def test_published_title_replaces_a_derived_one():
     real = Record(id="abs:1", abstract="Same.", title="The Real Title", sources=(Source("b", 1),))
     [merged], _ = merge([derived, real])
     assert (merged.title, merged.title_derived) == ("The Real Title", False)
+
+
+def test_merged_copies_keep_the_latex_of_the_values_they_give(tmp_path):
+    """Each copy's LaTeX goes with the merged record; the writer uses a field's LaTeX only
+    while the merged record holds the value it was read as (docs/decisions/latex-source.md)."""
+    (tmp_path / "a.bib").write_text(
+        '@article{a, doi = {10.1/x}, title = {{NASA} Data}, journal = {J. {\\"o}}}\n'
+    )
+    (tmp_path / "b.bib").write_text(
+        "@article{b, doi = {10.1/x}, title = {Other}, publisher = {{ACM} Press}}\n"
+    )
+    options = engine.ConvertOptions(stages=())
+    [record] = engine.run([tmp_path / "a.bib", tmp_path / "b.bib"], options).records
+    out = render([record], "bibtex")
+    assert "title = {{NASA} Data}" in out  # the lead's title, its LaTeX
+    assert 'journal = {J. {\\"o}}' in out
+    assert "publisher = {{ACM} Press}" in out  # a gap filled from the other copy, its LaTeX

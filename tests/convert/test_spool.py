@@ -10,7 +10,19 @@ from hypothesis import strategies as st
 
 from bib import convert as engine
 from bib import parallel
-from bib.record import Author, EntryType, Link, LinkRole, Record, Source, Tag, TagKind
+from bib.record import (
+    Author,
+    EntryType,
+    FieldLatex,
+    LatexSource,
+    Link,
+    LinkRole,
+    Record,
+    Source,
+    StringDef,
+    Tag,
+    TagKind,
+)
 from bib.spool import Spool
 
 text = st.text(max_size=30)
@@ -18,6 +30,12 @@ authors = st.builds(Author, text, text, text)
 links = st.builds(Link, text, st.sampled_from(LinkRole))
 spans = st.tuples(st.integers(0, 10_000), st.integers(0, 10_000))
 tags = st.builds(Tag, st.sampled_from(TagKind), text, text, st.tuples(spans, spans))
+latex = st.builds(
+    LatexSource,
+    st.lists(st.builds(FieldLatex, text, text, text, text), max_size=3).map(tuple),
+    st.lists(st.builds(StringDef, text, text), max_size=2).map(tuple),
+    st.lists(text, max_size=2).map(tuple),
+)
 records = st.builds(
     Record,
     id=text,
@@ -32,6 +50,7 @@ records = st.builds(
     tags=st.lists(tags, max_size=3).map(tuple),
     fields=st.lists(st.tuples(text, text), max_size=3).map(tuple),
     sources=st.lists(st.builds(Source, text, st.none() | st.integers(1)), max_size=2).map(tuple),
+    latex=st.none() | latex,
 )
 
 

@@ -164,3 +164,10 @@ def test_own_derived_title_note_and_links_are_taken_back(records):
         ("https://github.com/a/b", "code"),
         ("https://a.github.io/", "project"),
     ]
+
+
+def test_author_of_a_tie_only_is_no_author_not_a_crash(records):
+    """`author = {~}` made bibtexparser's splitname return no parts: a KeyError (found by
+    the hypothesis test of kept LaTeX, tests/writers/test_latex_source.py)."""
+    [record] = records("x.bib", "@misc{k, author = {~}, title = {T}}")
+    assert record.authors == ()

@@ -6,7 +6,20 @@ import dataclasses
 
 import pytest
 
-from bib.record import Author, EntryType, Link, LinkRole, Record, Source, Tag, TagKind, evolve
+from bib.record import (
+    Author,
+    EntryType,
+    FieldLatex,
+    LatexSource,
+    Link,
+    LinkRole,
+    Record,
+    Source,
+    StringDef,
+    Tag,
+    TagKind,
+    evolve,
+)
 
 FULL = Record(
     id="abs:0123456789abcdef",
@@ -30,6 +43,9 @@ FULL = Record(
     note="n",
     fields=(("volume", "3"),),
     sources=(Source("a.txt", 3),),
+    latex=LatexSource(
+        (FieldLatex("journal", "J. ACM", "J. ACM", "jacm"),), (StringDef("jacm", "{J. ACM}"),)
+    ),
 )
 CHANGED = {
     "id": "doi:10.1/y",
@@ -53,6 +69,7 @@ CHANGED = {
     "note": "",
     "fields": (),
     "sources": (),
+    "latex": None,
 }
 
 

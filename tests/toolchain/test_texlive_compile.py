@@ -51,6 +51,22 @@ EXPECTED_FROM_INPUT = re.compile(
 input lacks the field (a `@set` has none), or has both author and editor, as biblatex allows.
 Allowed only for entries whose source type is not a BibTeX type."""
 
+PREAMBLE_INPUTS = ("path.sty",)
+"""Files the TeX Live `.bib`s' own `@preamble`s `\\input` (Beebe's: `\\input path.sty`),
+which bib writes back at the top of its output as the originals have them. `path` is a CTAN
+package that a minimal TeX Live lacks: without it both compiles stop at the preamble, the
+original's as ours, and nothing after it would be checked."""
+PATH_STY_STAND_IN = "% stand-in for path.sty: url.sty, loaded by the document, defines \\path\n"
+
+
+def _missing_preamble_inputs() -> list[str]:
+    return [
+        name
+        for name in PREAMBLE_INPUTS
+        if not subprocess.run(["kpsewhich", name], capture_output=True, text=True).stdout.strip()
+    ]
+
+
 _ENTRY = re.compile(rb"@\s*([A-Za-z]+)\s*[{(]\s*([^,\s]+)\s*,")
 
 
@@ -112,6 +128,7 @@ def compiled(require, unavailable, tc, tmp_path_factory) -> dict[str, Any]:
             out.write_text(writers.render(records, fmt), encoding="utf-8")
             ours[fmt].append(out)
     runs = {}
+    missing = _missing_preamble_inputs()
     for name, bibs, backend in (
         ("orig-bibtex", readable, "bibtex"),
         ("ours-bibtex", ours["bibtex"], "bibtex"),
@@ -120,6 +137,8 @@ def compiled(require, unavailable, tc, tmp_path_factory) -> dict[str, Any]:
     ):
         out = root / name
         out.mkdir()
+        for sty in missing:
+            (out / sty).write_text(PATH_STY_STAND_IN, encoding="ascii")
         tc.compile_document(out, bibs, backend)
         runs[name] = out
     return {"runs": runs, "types": _disjoint(readable)[1], "files": readable}
@@ -186,16 +205,41 @@ def _from_the_original(line: str, original_bbl: str) -> bool:
     return match is not None and chr(int(match.group("code"), 16)) in original_bbl
 
 
+_CULPRIT = re.compile(r"\\[A-Za-z@]+")
+
+
+def _errors(log: str) -> list[tuple[str, str]]:
+    """Each error of a pdflatex log with the control sequence that raised it (the last one
+    on the first line of TeX's context): what the input's own LaTeX causes is the same in
+    the original's compile and in ours."""
+    lines = log.splitlines()
+    found = []
+    for index, line in enumerate(lines):
+        if line.startswith("!") or "Missing character" in line or "not an integer" in line:
+            context = next((n for n in lines[index + 1 : index + 3] if n.strip()), "")
+            culprits = _CULPRIT.findall(context)
+            found.append((line, culprits[-1] if culprits else ""))
+    return found
+
+
 @pytest.mark.parametrize("backend", ["bibtex", "biber"])
 def test_pdflatex_compiles_our_output_without_errors(compiled, backend):
+    """Without an error the original's compile does not give: bib writes the input's LaTeX
+    back (docs/decisions/latex-source.md), so the macros the input uses undefined in this
+    document (`\\hologo`, `\\mkbibquote`, xampl's `\\switchargs` outside its preamble's
+    reach) fail in both, and nothing else may fail in ours."""
     log = (compiled["runs"][f"ours-{backend}"] / "doc.log").read_text(errors="replace")
-    original = compiled["runs"][f"orig-{backend}"] / "doc.bbl"
+    original_run = compiled["runs"][f"orig-{backend}"]
+    original = original_run / "doc.bbl"
     original_bbl = original.read_text(errors="replace") if original.exists() else ""
+    theirs = set(_errors((original_run / "doc.log").read_text(errors="replace")))
     problems = [
-        line
-        for line in log.splitlines()
-        if (line.startswith("!") or "Missing character" in line or "not an integer" in line)
-        and not _from_the_original(line, original_bbl)
+        error
+        for error in _errors(log)
+        if error not in theirs and not _from_the_original(error[0], original_bbl)
     ]
     assert problems == []
-    assert (compiled["runs"][f"ours-{backend}"] / "doc.pdf").exists()
+    # The inputs' preambles together (Beebe's `\\input texnames.sty` with biblatex) stop the
+    # original's compile at `\\end{document}`, after the whole bibliography, and ours the same
+    if (original_run / "doc.pdf").exists():
+        assert (compiled["runs"][f"ours-{backend}"] / "doc.pdf").exists()
