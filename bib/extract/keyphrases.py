@@ -276,10 +276,12 @@ def _repeated(counted: str, scored: dict[str, tuple[float, str]]) -> None:
     pairs = Counter(zip(words, singles[1:], strict=False))
     # a dict, not a set: phrases said as often keep the order they first appear in, so
     # ties break the same way in every process (a set's order follows string hashes)
-    twice = {pair: seen for pair, seen in pairs.items() if seen > 1 and pair[0] and pair[1]}
+    twice: dict[tuple[str, ...], int] = {
+        pair: seen for pair, seen in pairs.items() if seen > 1 and pair[0] and pair[1]
+    }
     if not twice:
         return
-    grams: dict[tuple[str, ...], int] = dict(twice)
+    grams = dict(twice)
     firsts = {first for first, _ in twice}
     size = len(words)
     for i in compress(count(), map(firsts.__contains__, words[: size - 2])):
