@@ -6,7 +6,7 @@ Three signals, strongest first, each with its evidence in the verbatim abstract:
 - an **expanded acronym**: `Direct Preference Optimization (DPO)`, the words before the
   parenthesis whose initials the acronym spells;
 - a **repeated noun phrase**: two to four words, repeated (case, hyphens and plurals
-  aside), that do not start or end with a function word.
+  aside), that do not start or end with a function word; a saying in the title counts.
 A phrase is never generic (`novel framework`, `extensive experiments`, `experimental
 results`: every word of it is in `GENERIC`, or it opens on a word such as `novel`), never
 the paper's own method name (the method tag says it), and never a vocabulary topic (the
@@ -186,9 +186,12 @@ def keyphrases(
     topics: CompiledTopics | None = None,
     method: str = "",
     limit: int = MAX_KEYPHRASES,
+    title: str = "",
 ) -> list[Keyphrase]:
     """The abstract's key phrases, strongest first, at most `limit` (see the module
-    docstring). `topics`: phrases it knows are left to the topic tags."""
+    docstring). `topics`: phrases it knows are left to the topic tags. `title` (a real
+    one, not derived from the abstract) counts as one more saying of each phrase in it:
+    a phrase the title names and the abstract says once is stressed too."""
     if not text:
         return []
     encoded = text.encode("ascii", "replace")
@@ -203,7 +206,8 @@ def keyphrases(
         expansion = _expansion(text, lowered, m.start(), m.group(1))
         if expansion:
             _offer(scored, _folded(expansion), 20.0, f"{expansion} ({m.group(1)})")
-    _repeated(encoded.translate(_COUNTED).replace(b"|", b" | ").decode(), scored)
+    counted = (title.encode("ascii", "replace") + b"|" + encoded).translate(_COUNTED)
+    _repeated(counted.replace(b"|", b" | ").decode(), scored)
     banned = fold(method) if method else ""
     out: list[Keyphrase] = []
     taken: list[str] = []

@@ -87,3 +87,15 @@ def test_key_phrases_of_equal_strength_are_the_same_in_every_process() -> None:
     assert runs == {repr(_values(text)) + "\n"}
     assert _values(text) == ["alpha beta", "gamma delta", "epsilon zeta", "theta iota",
                              "kappa lambda"]  # fmt: skip
+
+
+def test_a_phrase_the_title_names_and_the_abstract_says_once_is_a_key_phrase() -> None:
+    text = "We train agents with a rollback buffer. It keeps old states."
+    assert _values(text) == []
+    (found,) = keyphrases(text, title="Rollback Buffers for Agents")
+    assert found.value == "rollback buffer"
+    assert [text[s:e] for s, e in found.evidence] == ["rollback buffer"]
+
+
+def test_a_title_phrase_the_abstract_never_says_is_no_key_phrase() -> None:
+    assert _values("We train agents.", title="Rollback buffers, rollback buffers") == []
