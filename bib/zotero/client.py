@@ -390,13 +390,6 @@ class ZoteroClient:
         )
         return template
 
-    def versions_since(self, since: int) -> tuple[dict[str, int], int]:
-        """Item versions changed after `since`, and the current library version."""
-        versions = self._read(
-            "item versions", lambda: self.zot.item_versions(since=since, includeTrashed=1)
-        )
-        return dict(versions), self._library_version()
-
     def changes_since(self, since: int) -> RemoteChanges:
         """Item versions and deletions after `since`: one request when nothing changed.
 

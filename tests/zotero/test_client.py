@@ -40,7 +40,7 @@ def test_a_stalled_server_is_retried_after_the_timeout(zotero_server):
     client = client_for(zotero_server, timeout=0.3)
     zotero_server.faults.configure(script=["timeout"], timeout_sleep=1.0)
     started = time.monotonic()
-    versions, _ = client.versions_since(0)
+    versions, _ = client.versions_and_library(["ABCD2345"])
     assert versions == {}
     assert time.monotonic() - started < 1.0
     assert zotero_server.log.count("GET") == 2
