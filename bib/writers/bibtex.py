@@ -148,18 +148,20 @@ def _entry(prepared: Prepared, dialect: str) -> dict[str, str]:
         fields["key"] = escape(label(record), ascii=ascii) or fields["ID"]
     if value := prepared.latex_title():
         fields["title"] = value
-    fields.update(
-        _venue_fields(
-            dialect,
-            record.entry_type,
-            ascii,
-            record.container_title,
-            record.event_title or record.venue,
-            record.series,
-            record.publisher,
-            record.year,
-        )
+    venue = (
+        dialect,
+        record.entry_type,
+        ascii,
+        record.container_title,
+        record.event_title or record.venue,
+        record.series,
+        record.publisher,
+        record.year,
     )
+    venues = prepared.memo.venues
+    if (venue_fields := venues.get(venue)) is None:
+        venue_fields = venues[venue] = _venue_fields(*venue)
+    fields.update(venue_fields)
     if record.doi and (value := verbatim_value(record.doi)):
         fields["doi"] = value
     if record.arxiv_id and (value := verbatim_value(record.arxiv_id)):

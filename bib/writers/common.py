@@ -153,6 +153,12 @@ class RunMemo:
     has a few, and a full schema check costs more than writing the item."""
     math_texts: MathTexts = field(default_factory=MathTexts)
     """The plain text of each math body met (`latex.to_text`)."""
+    venues: dict[tuple[object, ...], tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    """Each writer's venue fields (container, event, series, publisher, year) by their
+    inputs: the records of a paper list share a handful, and cleaning and escaping them
+    anew was a fifth of each writer's time (docs/architecture.md, "Speed tricks")."""
+    year_dates: dict[int, str] = field(default_factory=dict)
+    """The CSL-JSON text of `{"date-parts": [[year]]}` by year: a list has a few years."""
 
 
 class Prepared:

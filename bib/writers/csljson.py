@@ -130,14 +130,17 @@ def _item(prepared: Prepared) -> dict[str, Any]:
         ]
     ):
         out["author"] = names
-    out.update(
-        _venue_variables(
-            record.container_title,
-            record.event_title or record.venue,
-            record.series,
-            record.publisher,
-        )
+    venue = (
+        "csl-json",
+        record.container_title,
+        record.event_title or record.venue,
+        record.series,
+        record.publisher,
     )
+    venues = prepared.memo.venues
+    if (variables := venues.get(venue)) is None:
+        variables = venues[venue] = _venue_variables(*venue[1:])
+    out.update(variables)
     if record.year is not None:
         out["issued"] = {"date-parts": [[record.year]]}
     if record.doi and (value := clean(record.doi)):
@@ -420,17 +423,25 @@ def dumps(items: Iterable[dict[str, Any]]) -> str:
 _encode_string = json.encoder.encode_basestring
 
 
-def _pretty_item(value: dict[str, Any]) -> str:
+def _pretty_item(value: dict[str, Any], year_dates: dict[int, str]) -> str:
     """`_pretty(value, "  ")` for an item, the value `stream` writes: one join of all its
-    pieces (each value copied once), its strings (most values) encoded here."""
+    pieces (each value copied once), its strings (most values) encoded here; the text of a
+    year-only date is taken from `year_dates` (the run's, `RunMemo.year_dates`)."""
     parts = ["{"]
+    members = _members()
     for key, v in value.items():
+        member = members.get(key) or _member(key)
         if type(v) is not str:
-            parts += (_member(key), _pretty(v, "    "))
+            if type(v) is dict and (year := _year_date(v)) is not None:
+                if (text := year_dates.get(year)) is None:
+                    text = year_dates[year] = _pretty_dict(v, "    ")
+                parts += (member, text)
+            else:
+                parts += (member, _pretty(v, "    "))
         elif len(v) < _LONG or v.encode("utf-8", "surrogatepass").translate(None, _JSON_VERBATIM):
-            parts += (_member(key), _encode_string(v))
+            parts += (member, _encode_string(v))
         else:  # a long text with nothing to escape (an abstract), as one bytes.translate
-            parts += (_member(key), '"', v, '"')  # tells several times faster than the encoder
+            parts += (member, '"', v, '"')  # tells several times faster than the encoder
     if len(parts) == 1:
         return "{}"
     parts[1] = parts[1][1:]  # the first member's line follows "{" without a comma
@@ -449,6 +460,14 @@ _LONG = 200
 def _member(key: str) -> str:
     """What comes before an item's member: `,` ending the line before, then `    "key": `."""
     return f",\n    {_encode_string(str(key))}: "
+
+
+@cache
+def _members() -> dict[str, str]:
+    """`_member` of every variable of the official schema: a constant table built once from
+    package data (an item has about eleven members; making each text anew was a tenth of
+    the writer's time). Other keys, which only a test's items have, are made as met."""
+    return {name: _member(name) for name in item_schema()["properties"]}
 
 
 def _pretty(value: Any, indent: str) -> str:
@@ -502,7 +521,7 @@ LAYOUT = Layout(first="[\n  ", between=",\n  ", last="\n]\n", empty="[]\n")
 
 def entry_text(prepared: Prepared) -> str:
     """One record's item as `stream` writes it (validated by `item`)."""
-    return _pretty_item(prepared_item(prepared))
+    return _pretty_item(prepared_item(prepared), prepared.memo.year_dates)
 
 
 def render(records: Iterable[Record], *, tag_kinds: Iterable[TagKind] = DEFAULT_TAG_KINDS) -> str:

@@ -17,8 +17,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bib.latex import markup, tables, tolatex, totext
-from bib.record import TagKind
-from bib.writers import common, csljson
+from bib.record import EntryType, Record, TagKind
+from bib.writers import common, csljson, writer
 
 PIECES = [
     *"{}\\$%&#_^~*`[]()<>|@,=\"'!?-. \n\t\r\x00\x07\x0b\x1f\x7f\x85\xa0\u2028\u3000",
@@ -184,10 +184,40 @@ json_values = st.one_of(
 )
 
 
-@given(st.dictionaries(st.text(), json_values))
-def test_items_are_written_as_json_dumps_writes_them(item: dict) -> None:
-    expected = json.dumps([item], ensure_ascii=False, indent=2)[len("[\n  ") : -len("\n]")]
-    assert csljson._pretty_item(item) == expected
+@given(st.lists(st.dictionaries(st.text(), json_values), max_size=4))
+def test_items_are_written_as_json_dumps_writes_them(items: list[dict]) -> None:
+    """One run's year-date table (`RunMemo.year_dates`) is shared by every item, as in a run."""
+    year_dates: dict[int, str] = {}
+    for item in items:
+        expected = json.dumps([item], ensure_ascii=False, indent=2)[len("[\n  ") : -len("\n]")]
+        assert csljson._pretty_item(item, year_dates) == expected
+
+
+venues = st.builds(
+    Record,
+    id=st.just("a"),
+    key=st.sampled_from(["a2026", "b2026"]),
+    title=st.sampled_from(["T", "T $x$"]),
+    container_title=st.sampled_from(["", "Proc. ICML", "J. {\\TeX} & Co", "NeurIPS"]),
+    venue=st.sampled_from(["", "ICML 2026", "50% of {CVPR}"]),
+    series=st.sampled_from(["", "PMLR", "LNCS_1"]),
+    publisher=st.sampled_from(["", "ACM", "S & P", "ETH Zürich"]),
+    year=st.one_of(st.none(), st.integers(1990, 2030)),
+    entry_type=st.sampled_from(list(EntryType)),
+)
+
+
+@given(st.lists(venues, max_size=6), st.sampled_from(["bibtex", "biblatex", "csl-json"]))
+def test_a_runs_venue_table_writes_what_each_record_alone_writes(records, fmt) -> None:
+    """`RunMemo.venues` is shared by the records of a run (and by its outputs, `--ascii`
+    or not); each entry must be the one a fresh run (an empty table) writes for it."""
+    chosen = writer(fmt)
+    shared = common.RunMemo()
+    for record in records:
+        for ascii in (False, True) if fmt != "csl-json" else (False,):
+            options = common.WriteOptions(ascii=ascii)
+            alone = chosen.entry_text(common.prepare(record, options, common.RunMemo()))
+            assert chosen.entry_text(common.prepare(record, options, shared)) == alone
 
 
 @given(st.one_of(texts, spaces, long_texts))
