@@ -35,12 +35,13 @@ def python(script: str, *args: str) -> subprocess.Popen[str]:
 
 
 WRITER = """
-    import sys, time
+    import os, sys, time
     from pathlib import Path
     import annotations.sqlite
     from annotations import open_store
     library, go, worker = sys.argv[1], Path(sys.argv[2]), sys.argv[3]
     annotations.sqlite.BUSY_TIMEOUT_MS = int(sys.argv[4])
+    os.environ["BIB_USER"] = ("ada", "ben")[int(worker) % 2]
     with open_store(library) as store:
         while not go.exists():
             time.sleep(0.001)
@@ -54,7 +55,8 @@ WRITER = """
 def test_eight_concurrent_writers_add_4000_notes_without_a_lock_error(
     library: Path, store: SQLiteStore, tmp_path: Path, busy_ms: int
 ) -> None:
-    """With a 1 ms busy timeout SQLite gives up at once: the retry loop must absorb it."""
+    """Two users, four processes each. With a 1 ms busy timeout SQLite gives up at once:
+    the retry loop must absorb it."""
     go = tmp_path / "go"
     workers = [python(WRITER, str(library), str(go), str(n), str(busy_ms)) for n in range(8)]
     time.sleep(1.0)  # every worker has opened the library and waits
@@ -66,6 +68,7 @@ def test_eight_concurrent_writers_add_4000_notes_without_a_lock_error(
     notes = store.notes("usmoe2026")
     assert len(notes) == 4000
     assert len({n.body for n in notes}) == 4000
+    assert sorted(n.author for n in notes) == ["ada"] * 2000 + ["ben"] * 2000
 
 
 BATCHER = """
