@@ -55,6 +55,19 @@ def tool_unavailable(reason: str) -> NoReturn:
     pytest.skip(reason)
 
 
+def texlive_bibs() -> list[Path]:
+    """Every `.bib` file TeX Live ships (`TEXMFDIST/bibtex/bib`, texlive-bibtex-extra), in
+    path order: the real bibliographies, written by others, that the corpus tests read. None
+    when kpsewhich is absent."""
+    kpsewhich = shutil.which("kpsewhich")
+    if kpsewhich is None:
+        return []
+    root = subprocess.run(
+        [kpsewhich, "-var-value", "TEXMFDIST"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    return sorted(Path(root, "bibtex", "bib").rglob("*.bib")) if root else []
+
+
 def require_tools(*names: str) -> None:
     """Skip when an external tool is missing, or fail when CI demands every toolchain."""
     missing = [name for name in names if shutil.which(name) is None]

@@ -7,13 +7,14 @@ implementation. Files over `MAX_BYTES` are left out to keep the suite fast (tugb
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
+
+from bib.testing import texlive_bibs
 
 sys.path.insert(0, str(Path(__file__).parent))
 from corpus import COMPARED, Agreement, compare, our_items, pandoc_items
@@ -57,14 +58,7 @@ DOCS = Path(__file__).parents[2] / "docs" / "formats.md"
 
 
 def _texlive_bibs() -> list[Path]:
-    kpsewhich = shutil.which("kpsewhich")
-    if kpsewhich is None:
-        return []
-    root = subprocess.run(
-        [kpsewhich, "-var-value", "TEXMFDIST"], capture_output=True, text=True, check=False
-    ).stdout.strip()
-    found = sorted(Path(root, "bibtex", "bib").rglob("*.bib")) if root else []
-    return [p for p in found if p.stat().st_size <= MAX_BYTES]
+    return [p for p in texlive_bibs() if p.stat().st_size <= MAX_BYTES]
 
 
 FILES = _texlive_bibs()

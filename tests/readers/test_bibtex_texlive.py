@@ -4,30 +4,18 @@ them."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-from pathlib import Path
-
 import pybtex.errors
 import pytest
 from pybtex.database import parse_string
 
 from bib.readers.bibtex_syntax import parse
-
-
-def _texlive_bibs() -> list[Path]:
-    if shutil.which("kpsewhich") is None:
-        return []
-    root = subprocess.run(
-        ["kpsewhich", "-var-value", "TEXMFDIST"], capture_output=True, text=True, check=False
-    ).stdout.strip()
-    return sorted(Path(root, "bibtex", "bib").rglob("*.bib")) if root else []
+from bib.testing import texlive_bibs
 
 
 @pytest.mark.slow
 def test_every_texlive_entry_is_read_with_its_key(require):
     require("kpsewhich")
-    files = _texlive_bibs()
+    files = texlive_bibs()
     if not files:
         pytest.skip("no .bib files under TEXMFDIST (install texlive-bibtex-extra)")
     pybtex.errors.set_strict_mode(False)

@@ -11,7 +11,6 @@ share a citation key (one document cites them all); the files left out are liste
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ import pytest
 
 from bib import convert as engine
 from bib import writers
+from bib.testing import texlive_bibs
 
 pytestmark = pytest.mark.slow
 
@@ -71,16 +71,9 @@ _ENTRY = re.compile(rb"@\s*([A-Za-z]+)\s*[{(]\s*([^,\s]+)\s*,")
 
 
 def _texlive_files() -> list[Path]:
-    kpsewhich = shutil.which("kpsewhich")
-    if kpsewhich is None:
-        return []
-    root = subprocess.run(
-        [kpsewhich, "-var-value", "TEXMFDIST"], capture_output=True, text=True, check=False
-    ).stdout.strip()
-    found = sorted(Path(root, "bibtex", "bib").rglob("*.bib")) if root else []
     return [
         p
-        for p in found
+        for p in texlive_bibs()
         if p.stat().st_size <= MAX_BYTES and p.name not in LEFT_OUT.keys() | NOT_BIBLIOGRAPHIES
     ]
 
