@@ -7,13 +7,15 @@ characters each trick depends on: case variants, dotless i and long s, runs of s
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from bib.extract import methods, titles, urls
+from bib.extract import keyphrases, methods, titles, urls
 from bib.extract.markup import _STARS, anchor_starts, plain
+from bib.extract.vocabulary import FUNCTION_WORDS
 from bib.identity import _HIDDEN, _WORD_BYTES, normalize_text
 
 
@@ -124,3 +126,49 @@ def test_anchor_starts_are_the_word_starts_of_the_anchors(text):
         }
     )
     assert anchor_starts(text, anchors) == expected
+
+
+PLURAL_TEXT = st.lists(
+    st.lists(st.sampled_from("aeiosuyz1"), min_size=1, max_size=7).map("".join), max_size=20
+).map(" ".join)
+"""Lower-case words (digits too) one space apart, as key phrases count them, with every
+ending `singular` tells apart: `-ies`, `-ss`, `-us`, `-is`, `-s`, of every length."""
+
+
+@given(PLURAL_TEXT)
+@example("series ties bus glass analysis ies sies models")
+def test_singulars_are_the_singular_of_each_word(text):
+    assert keyphrases.singulars(text).split() == [keyphrases.singular(w) for w in text.split()]
+
+
+def _expansion_plainly(text: str, opened: int, acronym: str) -> str:
+    """`keyphrases._expansion` as first written: the initials of the last n words made
+    again for each n."""
+    letters = "".join(c for c in acronym if c.isupper()).lower()
+    before = text[max(0, opened - 120) : opened].rstrip()
+    words = re.findall(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*", before.rsplit(".", 1)[-1])
+    for n in range(2, min(len(words), 2 * len(letters)) + 1):
+        chosen = words[-n:]
+        initials = "".join(
+            p[0].lower() for w in chosen for p in w.split("-") if p.lower() not in FUNCTION_WORDS
+        )
+        if initials == letters:
+            found = " ".join(chosen)
+            return found if keyphrases.fold(found) in keyphrases.fold(before) else ""
+        if len(initials) > len(letters):
+            return ""
+    return ""
+
+
+EXPANSION_TEXT = pieces(
+    "Direct", "Preference", "Optimization", "of", "the", "Key-Value", "pre-Trained", "Low",
+    "Rank", "/", ".", " ", " ", "-", "x", "(DPO)", "(KV)", "(LoRA)", "(PTM)", "(DPOs)",
+)  # fmt: skip
+
+
+@given(EXPANSION_TEXT)
+@example("Low Rank Adaptation of Direct Preference Optimization (DPO)")
+def test_acronym_expansions_are_the_words_whose_initials_spell_them(text):
+    for m in keyphrases._ACRONYM.finditer(text):
+        expected = _expansion_plainly(text, m.start(), m.group(1))
+        assert keyphrases._expansion(text, "", m.start(), m.group(1)) == expected
