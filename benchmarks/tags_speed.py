@@ -11,6 +11,9 @@ not count against it:
   the time to read it back from the cache that later runs use);
 - the whole tagging stage (`tag_stream`, as the pipeline runs it: topics, method, datasets,
   models, code, contribution);
+- what `bib convert` runs by default (`bib.convert.tag_stages` with the kinds it writes,
+  topic, method, dataset and model: the method names, the links, the derived titles, then
+  `tag_stream`; key phrases are not among them, `--tags keyphrase` asks for them);
 - key phrases (`keyphrases`, the `keyphrase` kind alone, with the topic automaton that
   leaves vocabulary phrases to the topic tags), and the stage with them;
 - a plain word split (`re.findall(r"\\w+", abstract)`) over the same abstracts: the
@@ -30,16 +33,19 @@ import re
 import sys
 import time
 from collections import deque
+from collections.abc import Iterable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bib.convert import tag_stages  # noqa: E402
 from bib.extract.keyphrases import keyphrases  # noqa: E402
 from bib.extract.tags import DEFAULT_KINDS, tag_stream  # noqa: E402
 from bib.extract.topics import match_topics  # noqa: E402
 from bib.extract.vocabulary import Vocabulary, cached_compile, compile_topics, shipped  # noqa: E402
 from bib.record import Record, TagKind  # noqa: E402
+from bib.writers import DEFAULT_TAG_KINDS  # noqa: E402
 
 SEEDS = ROOT / "seeds"
 _WORDS = re.compile(r"\w+")
@@ -93,6 +99,15 @@ def main(argv: list[str] | None = None) -> None:
     # would time the garbage collector walking it)
     whole = best_rate(lambda batch: deque(tag_stream(batch, vocabulary=vocabulary), 0), [records])
     stage = whole * len(records)
+    stages = tag_stages(kinds=DEFAULT_TAG_KINDS)
+
+    def convert_stages(batch: list[Record]) -> None:
+        flow: Iterable[Record] = batch
+        for run in stages:
+            flow = run(flow)
+        deque(flow, 0)
+
+    convert = best_rate(convert_stages, [records]) * len(records)
     compiled_topics = vocabulary.compiled
     phrases_rate = best_rate(lambda text: keyphrases(text, compiled_topics), abstracts)
     split_rate = best_rate(_WORDS.findall, abstracts)
@@ -127,10 +142,14 @@ def main(argv: list[str] | None = None) -> None:
         f"compiled in {compile_ms:.0f} ms, read from the cache in {cached_ms:.1f} ms"
     )
     print(f"topic matching:      {topics:10,.0f} abstracts/s")
+    written = ",".join(k.value for k in DEFAULT_TAG_KINDS)
     print(f"whole tagging stage: {stage:10,.0f} abstracts/s")
+    print(f"bib convert's stages:{convert:10,.0f} abstracts/s "
+          f"(methods, links, titles, tags of {written})")  # fmt: skip
     print(f"key phrases:         {phrases_rate:10,.0f} abstracts/s")
     print(f"plain word split:    {split_rate:10,.0f} abstracts/s "
-          f"(key phrases take {split_rate / phrases_rate:.1f}x its time)")  # fmt: skip
+          f"(key phrases take {split_rate / phrases_rate:.1f}x its time, "
+          f"bib convert's stages {split_rate / convert:.1f}x)")  # fmt: skip
     print(f"stage + key phrases: {stage_with:10,.0f} abstracts/s")
     print(f"YAKE top-10 ({yake_n}):    {yake_rate:10,.1f} abstracts/s")
     print(f"one regex, scan only: {regex_rate:10,.1f} abstracts/s")
