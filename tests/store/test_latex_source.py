@@ -19,9 +19,13 @@ import psycopg
 import pytest
 
 from annotations import migrate, open_store
+from annotations.latex_source import pruned, with_file_preambles
+from annotations.records import assign_keys
 from annotations.sqlite import connect
 from bib import convert as engine
 from bib import writers
+from bib.cli.library import render_entries
+from bib.testing import texlive_bibs
 
 pybtex_database = pytest.importorskip("pybtex.database")
 pybtex_errors = pytest.importorskip("pybtex.errors")
@@ -51,6 +55,12 @@ THESIS = r"""@preamble{"\providecommand{\noopsort}[1]{}"}
   note = {Second edition, \copyright{} 1994},
 }
 """
+NOT_BIBLIOGRAPHIES = frozenset(
+    {"amsj.bib", "archaeologie-lstlocations.bib", "archaeologie-lstpublishers.bib"}
+)
+"""Files of @string definitions only: nothing to add (`bib convert` refuses them too)."""
+LATIN1 = frozenset({"jbtest.bib"})
+"""Refused with one error line by `bib convert` and `bib add` alike (tests/fidelity)."""
 
 
 def _pybtex(text: str) -> dict[str, dict[str, str]]:
@@ -169,6 +179,23 @@ def test_strings_two_added_files_define_differently_are_written_expanded(
     assert alone.stderr == ""
 
 
+def test_library_export_flattened_an_imported_annote(cli, tmp_path: Path) -> None:
+    """An imported `annote` was written escaped from its decoded text, with or without notes
+    of ours: `\\par` came out as `par`, `\\texttt{x}` as `x` (book.bib in TeX Live)."""
+    path = tmp_path / "annotated.bib"
+    path.write_text(
+        "@book{b, title = {T}, year = 2000,\n"
+        "  annote = {First \\texttt{annote} paragraph.\\par Second one.}}\n",
+        encoding="utf-8",
+    )
+    assert cli("add", path).exit_code == 0
+    written = r"First \texttt{annote} paragraph.\par Second one."
+    assert f"annote = {{{written}}}" in _export(cli, "-f", "bibtex")
+    assert cli("note", "add", "b", "My *own* note").exit_code == 0
+    with_ours = _pybtex(_export(cli, "-f", "bibtex"))["b"]["annote"]
+    assert with_ours.startswith(written) and with_ours.endswith(r"My \emph{own} note")
+
+
 def test_a_library_copy_keeps_the_latex_both_ways(
     cli, library: Any, thesis: Path, tmp_path: Path
 ) -> None:
@@ -250,3 +277,79 @@ def test_the_upgrade_keeps_a_backup_of_the_previous_schema(library: Path) -> Non
     columns = [row[1] for row in saved.execute("PRAGMA table_info(records)")]
     assert "latex" not in columns
     assert saved.execute("SELECT key FROM records").fetchall() == [("old2025",)]
+
+
+# TeX Live's own .bib files
+
+
+def _readable() -> list[Path]:
+    return [p for p in texlive_bibs() if p.name not in NOT_BIBLIOGRAPHIES | LATIN1]
+
+
+def _add(store: Any, records: list[Any]) -> Any:
+    """What `bib add` does with the records of a file, without the tag stages (as the
+    convert corpus tests)."""
+    return store.upsert(assign_keys(store, with_file_preambles(records)))
+
+
+@pytest.fixture(scope="module")
+def texlive_library(tmp_path_factory: pytest.TempPathFactory, unavailable) -> list[Any]:
+    files = _readable()
+    if not files:
+        unavailable("TeX Live's .bib files are not installed (texlive-bibtex-extra)")
+    root = tmp_path_factory.mktemp("texlive-library")
+    found = []
+    for index, path in enumerate(files):
+        try:
+            records = engine.run([path], engine.ConvertOptions(stages=())).records
+        except Exception as exc:  # a file of @strings only (archaeologie-lstabbrv.bib)
+            if "no BibTeX entries" in str(exc):
+                continue
+            raise
+        with open_store(root / f"{index}.sqlite") as store:
+            _add(store, records)
+            again = _add(store, records)
+            entries = store.entries(full=True)
+            found.append(
+                {
+                    "path": path,
+                    "records": records,
+                    "again": again,
+                    "entries": entries,
+                    "exports": {f: render_entries(entries, f) for f in ("bibtex", "biblatex")},
+                }
+            )
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fmt", ["bibtex", "biblatex"])
+def test_texlive_bibs_added_and_exported_read_as_their_conversion(texlive_library, fmt) -> None:
+    differences = []
+    compared = 0
+    for item in texlive_library:
+        ours = _pybtex(item["exports"][fmt])
+        for key, fields in _pybtex(writers.render(item["records"], fmt)).items():
+            compared += len(fields)
+            if ours.get(key) != fields:
+                differences.append((item["path"].name, key))
+    assert compared > 10_000
+    assert differences == []
+
+
+@pytest.mark.slow
+def test_texlive_bibs_added_again_report_every_record_unchanged(texlive_library) -> None:
+    for item in texlive_library:
+        again = item["again"]
+        assert (again.new, again.updated) == ([], []), item["path"].name
+        assert len(again.unchanged) == len(item["entries"])
+
+
+@pytest.mark.slow
+def test_the_library_gives_back_each_records_latex_exactly(texlive_library) -> None:
+    """What was stored is what a writer would use of what was read (`pruned`), decoded
+    values, `@string`s and `@preamble`s included."""
+    for item in texlive_library:
+        read = with_file_preambles(item["records"])
+        expected = {r.id: pruned(r) for r in read}
+        assert {e.record.id: e.record.latex for e in item["entries"]} == expected
