@@ -107,6 +107,26 @@ def with_file_preambles(records: Sequence[Record]) -> list[Record]:
     return out
 
 
+def preambles_in_source_order(records: Sequence[Record]) -> list[Record]:
+    """`records` to be written together, each one with `@preamble`s carrying all of theirs,
+    in the order of where they were read (path, then line), so the output's header (in
+    which the first record in key order names them first) has them in file order: one file's
+    `@preamble` may define what another's redefines, as BibTeX reads them, in file order."""
+    carriers = sorted(
+        (record for record in records if record.latex is not None and record.latex.preambles),
+        key=lambda r: min(((s.path, s.line or 0) for s in r.sources), default=("", 0)),
+    )
+    if len(carriers) < 2:
+        return list(records)
+    every = tuple(dict.fromkeys(p for r in carriers if r.latex for p in r.latex.preambles))
+    return [
+        evolve(record, latex=replace(record.latex, preambles=every))
+        if record.latex is not None and record.latex.preambles
+        else record
+        for record in records
+    ]
+
+
 def dumps(latex: LatexSource) -> str:
     """The JSON stored in a record's `latex` column: fields as `[name, latex]` or `[name,
     latex, raw]`, `@string`s as `[name, raw]`, `@preamble`s by `digest`. For a `pruned`

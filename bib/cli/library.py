@@ -684,7 +684,9 @@ def render_entries(
             for e in entries
         ]
         return csljson.dumps(items)
-    records = [exchange.annotated_record(e, fmt) for e in entries]
+    from annotations.latex_source import preambles_in_source_order
+
+    records = preambles_in_source_order([exchange.annotated_record(e, fmt) for e in entries])
     if report is not None and writers.writer(fmt).header is not None:
         for line in writers.definitions(records).warnings():
             report(line)

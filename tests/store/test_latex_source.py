@@ -159,6 +159,24 @@ def test_a_preamble_goes_with_every_record_of_its_file(cli, thesis: Path) -> Non
     assert "@string" not in exported  # lamport1994 references none
 
 
+def test_library_export_put_the_preambles_of_two_files_in_key_order(cli, tmp_path: Path) -> None:
+    """The header named the `@preamble`s of the first record in key order first: xampl.bib's
+    `\\newcommand{\\noopsort}` came after another file's, which defines it ("already
+    defined"). They go in file order (path, then line), as BibTeX reads them."""
+    for name, key, preamble in (
+        ("a", "zz2020", r"\newcommand{\x}{1}"),
+        ("b", "aa2020", r"\renewcommand{\x}{2}"),
+    ):
+        (tmp_path / f"{name}.bib").write_text(
+            f'@preamble{{"{preamble}"}}\n@misc{{{key}, title = {{T{name}}}, year = 2020}}\n',
+            encoding="utf-8",
+        )
+    assert cli("add", tmp_path / "b.bib", tmp_path / "a.bib").exit_code == 0
+    assert _export(cli).startswith(
+        "@preamble{{\\newcommand{\\x}{1}}}\n@preamble{{\\renewcommand{\\x}{2}}}\n"
+    )
+
+
 def test_strings_two_added_files_define_differently_are_written_expanded(
     cli, tmp_path: Path
 ) -> None:
