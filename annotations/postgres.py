@@ -433,7 +433,7 @@ class PostgresStore(RowStore):
 
         def action(conn: psycopg.Connection[Any]) -> list[str]:
             record_id, current, _ = self._record_row(conn, key)
-            stored = self._stored(conn, record_id, current)  # its row locked
+            stored = self._stored(conn, record_id, current, lock=True)
             clear = cleared(stored, fields)
             if clear:
                 self._write_record(conn, dataclasses.replace(stored, **clear), update=True)

@@ -308,11 +308,12 @@ class RowStore:
     def _with_latex(record: Record, latex: str | None, preamble: Callable[[str], str]) -> Record:
         return record if latex is None else latex_source.loads(latex, record, preamble)
 
-    def _stored(self, conn: Any, record_id: str, key: str) -> Record:
-        """The stored record `record_id` under its key, with its LaTeX (row locked where the
-        dialect can: it is about to be replaced)."""
+    def _stored(self, conn: Any, record_id: str, key: str, *, lock: bool = False) -> Record:
+        """The stored record `record_id` under its key, with its LaTeX; `lock` holds its row
+        (where the dialect can) when it is about to be replaced."""
+        suffix = self.FOR_UPDATE if lock else ""
         data, latex = self._exec(
-            conn, f"SELECT data, latex FROM records WHERE id = ?{self.FOR_UPDATE}", (record_id,)
+            conn, f"SELECT data, latex FROM records WHERE id = ?{suffix}", (record_id,)
         ).fetchone()
         return self._with_latex(codec.loads(data, key=key), latex, self._preamble_texts(conn))
 
@@ -511,7 +512,7 @@ class RowStore:
 
         def action(conn: Any) -> Entry:
             record_id, current, _ = self._record_row(conn, key)
-            stored = self._stored(conn, record_id, current)
+            stored = self._stored(conn, record_id, current, lock=True)
             (user_fields,) = self._exec(
                 conn, "SELECT user_fields FROM records WHERE id = ?", (record_id,)
             ).fetchone()

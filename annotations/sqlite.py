@@ -466,7 +466,7 @@ class SQLiteStore(RowStore):
         `zotero`). Returns the fields emptied."""
         with self.transaction() as conn:
             record_id, current, _ = self._record_row(conn, key)
-            stored = self._stored(conn, record_id, current)
+            stored = self._stored(conn, record_id, current, lock=True)
             (user_fields,) = conn.execute(
                 "SELECT user_fields FROM records WHERE id = ?", (record_id,)
             ).fetchone()

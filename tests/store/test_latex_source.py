@@ -356,6 +356,15 @@ def test_texlive_bibs_added_and_exported_read_as_their_conversion(texlive_librar
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("fmt", ["bibtex", "biblatex"])
+def test_texlive_bibs_added_and_exported_are_their_conversion_byte_for_byte(
+    texlive_library, fmt
+) -> None:
+    for item in texlive_library:
+        assert item["exports"][fmt] == writers.render(item["records"], fmt), item["path"].name
+
+
+@pytest.mark.slow
 def test_texlive_bibs_added_again_report_every_record_unchanged(texlive_library) -> None:
     for item in texlive_library:
         again = item["again"]
