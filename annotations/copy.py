@@ -40,6 +40,7 @@ TABLES = (
             "title",
             "abstract",
             "data",
+            "latex",
             "added",
             "updated",
             "tags_text",
@@ -48,7 +49,10 @@ TABLES = (
         ),
         "id",
     ),
-    Table("record_revisions", ("record_id", "data", "created", "replaced", "origin"), "id"),
+    Table(
+        "record_revisions", ("record_id", "data", "latex", "created", "replaced", "origin"), "id"
+    ),
+    Table("latex_preambles", ("digest", "text"), "digest"),
     Table("attachments", ("record_id", "path", "copied", "added"), "id"),
     Table("key_aliases", ("alias", "record_id", "created"), "alias"),
     Table("record_tags", ("record_id", "kind", "value"), "record_id, kind, value"),

@@ -45,15 +45,19 @@ def live_notes(notes: Iterable[Note]) -> list[str]:
     return [body for n in notes if not n.deleted and (body := n.body.strip())]
 
 
-def notes_field(imported: Iterable[str], notes: Iterable[str]) -> Latex:
-    """BibTeX `annote` / BibLaTeX `annotation`: each imported note field (plain text, as the
-    reader decoded it) and each of our markdown notes as its own LaTeX paragraph, the
-    markdown rendered (emphasis, lists, links, code) for annotated-bibliography styles."""
+def notes_field(
+    imported: Iterable[str], notes: Iterable[str], latex: Mapping[str, str] | None = None
+) -> Latex:
+    """BibTeX `annote` / BibLaTeX `annotation`: each imported note field and each of our
+    markdown notes as its own LaTeX paragraph, the markdown rendered (emphasis, lists, links,
+    code) for annotated-bibliography styles. An imported note is written as its `.bib` wrote
+    it when `latex` has that (by its decoded text, `Record.latex`), else escaped."""
     from bib.latex.markdown import PARAGRAPH, notes_to_latex
 
+    written = latex or {}
     kept = [text for text in dict.fromkeys(t.strip() for t in imported) if text]
     ours = [note for note in dict.fromkeys(notes) if note not in kept]
-    parts = [escape(text) for text in kept]
+    parts = [written.get(text) or escape(text) for text in kept]
     if rendered := notes_to_latex(ours):
         parts.append(rendered)
     return Latex(PARAGRAPH.join(parts))
@@ -76,11 +80,13 @@ def annotated_record(entry: Entry, fmt: str) -> Record:
     """The entry's record with its annotations in `Record.fields`.
 
     A field the record was imported with (say a JabRef `annote`) is never dropped: our
-    notes follow an imported note field as paragraphs of their own, and our rating, status
-    and groups replace imported ones only when we have a value.
+    notes follow an imported note field as paragraphs of their own (in the LaTeX its `.bib`
+    wrote), and our rating, status and groups replace imported ones only when we have a
+    value. Without notes of ours, an imported note field is written as it was read.
     """
     ours = dict(reference_fields(entry))
-    note_names = {"annote", "annotation"}
+    notes = live_notes(entry.notes)
+    note_names = {"annote", "annotation"} if notes else set()
     fields: list[tuple[str, str]] = []
     imported_notes: list[str] = []
     for name, value in entry.record.fields:
@@ -89,10 +95,23 @@ def annotated_record(entry: Entry, fmt: str) -> Record:
             imported_notes.append(value)
         elif lower not in ours:
             fields.append((name, value))
-    if text := notes_field(imported_notes, live_notes(entry.notes)):
-        fields.append((NOTE_FIELD[fmt], text))
+    if notes:
+        fields.append((NOTE_FIELD[fmt], notes_field(imported_notes, notes, _notes_latex(entry))))
     fields.extend(ours.items())
     return dataclasses.replace(entry.record, fields=tuple(fields))
+
+
+def _notes_latex(entry: Entry) -> dict[str, str]:
+    """The LaTeX of the record's imported note fields, by their decoded text, while the
+    record still holds what they were read as."""
+    latex = entry.record.latex
+    if latex is None:
+        return {}
+    return {
+        f.decoded.strip(): f.latex
+        for f in latex.fields
+        if f.name in ("annote", "annotation") and (f.name, f.decoded) in entry.record.fields
+    }
 
 
 def annotate_csl(item: dict[str, Any], entry: Entry) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit, urlunsplit
 import psycopg
 from psycopg import errors as pg_errors
 
-from annotations import codec, migrate
+from annotations import migrate
 from annotations.names import check_user, current_user
 from annotations.rows import RowStore, note_body, now, ranked_hits
 from annotations.store import (
@@ -433,12 +433,7 @@ class PostgresStore(RowStore):
 
         def action(conn: psycopg.Connection[Any]) -> list[str]:
             record_id, current, _ = self._record_row(conn, key)
-            locked = conn.execute(
-                "SELECT data FROM records WHERE id = %s FOR UPDATE", (record_id,)
-            ).fetchone()
-            if locked is None:
-                raise self._unknown_key(conn, key)
-            stored = codec.loads(locked[0], key=current)
+            stored = self._stored(conn, record_id, current, lock=True)
             clear = cleared(stored, fields)
             if clear:
                 self._write_record(conn, dataclasses.replace(stored, **clear), update=True)

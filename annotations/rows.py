@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar, Self, TypeVar
 
-from annotations import codec
+from annotations import codec, latex_source
 from annotations.names import check_key, check_tag
 from annotations.store import (
     MARK,
@@ -40,7 +40,7 @@ from annotations.store import (
     Status,
 )
 from bib.errors import BibError
-from bib.record import Record
+from bib.record import Record, evolve
 
 T = TypeVar("T")
 
@@ -52,8 +52,8 @@ EXPORT_VERSION = 1
 EDITABLE = tuple(
     f.name for f in dataclasses.fields(Record) if f.name not in ("id", "key", "sources", "latex")
 )
-"""The Record fields `bib edit` and `bib set` change (`latex`, what a `.bib` input wrote, is
-not the library's: the store keeps decoded records, docs/decisions/latex-source.md)."""
+"""The Record fields `bib edit` and `bib set` change. Not `latex`, what a `.bib` input wrote:
+it follows the values (a changed value drops its field's LaTeX, `latex_source.pruned`)."""
 
 PER_RECORD_TABLES = (
     "notes",
@@ -183,17 +183,18 @@ class RowStore:
 
         def action(conn: Any) -> ImportReport:
             report = ImportReport()
+            preamble = self._preamble_texts(conn)
             for record in batch:
                 found = self._exec(
                     conn,
-                    "SELECT key, data, deleted_at, user_fields FROM records WHERE id = ?"
+                    "SELECT key, data, latex, deleted_at, user_fields FROM records WHERE id = ?"
                     + self.FOR_UPDATE,
                     (record.id,),
                 ).fetchone()
                 if found is None:
                     report.new.append(self._insert(conn, record))
                     continue
-                key, data, deleted_at, user_fields = found
+                key, data, latex, deleted_at, user_fields = found
                 if deleted_at is not None:
                     if not restore:
                         report.removed.append(key)
@@ -202,11 +203,12 @@ class RowStore:
                         conn, "UPDATE records SET deleted_at = NULL WHERE id = ?", (record.id,)
                     )
                     report.restored.append(key)
-                stored = codec.loads(data)
+                stored = self._with_latex(codec.loads(data), latex, preamble)
                 merged = merge(stored, dataclasses.replace(record, key=key))
                 merged, conflicts = keep_user_fields(stored, merged, codec.json_list(user_fields))
+                merged = evolve(merged, latex=latex_source.pruned(merged))
                 report.conflicts.extend(conflicts)
-                if comparable(merged) == comparable(stored):
+                if comparable(merged) == comparable(stored) and same_output(stored, merged):
                     report.unchanged.append(key)
                     continue
                 self._keep_revision(conn, record.id, "import")
@@ -246,6 +248,7 @@ class RowStore:
             record.title,
             record.abstract,
             codec.dumps(record),
+            self._latex_text(conn, record),
             tags_text(record, self._personal(conn, record.id)),
             stamp,
             record.id,
@@ -254,15 +257,15 @@ class RowStore:
             self._exec(
                 conn,
                 "UPDATE records SET key = ?, venue = ?, year = ?, title = ?, abstract = ?,"
-                " data = ?, tags_text = ?, updated = ? WHERE id = ?",
+                " data = ?, latex = ?, tags_text = ?, updated = ? WHERE id = ?",
                 values,
             )
             self._exec(conn, "DELETE FROM record_tags WHERE record_id = ?", (record.id,))
         else:
             self._exec(
                 conn,
-                "INSERT INTO records (key, venue, year, title, abstract, data, tags_text, updated,"
-                " id, added) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO records (key, venue, year, title, abstract, data, latex, tags_text,"
+                " updated, id, added) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (*values, stamp),
             )
         self._many(
@@ -271,6 +274,48 @@ class RowStore:
             " ON CONFLICT DO NOTHING",
             [(record.id, str(t.kind), t.value) for t in record.tags],
         )
+
+    def _latex_text(self, conn: Any, record: Record) -> str | None:
+        """What the `latex` column stores of `record.latex` (its `pruned` form), its
+        `@preamble`s written once each into `latex_preambles`."""
+        latex = latex_source.pruned(record)
+        if latex is None:
+            return None
+        self._many(
+            conn,
+            "INSERT INTO latex_preambles (digest, text) VALUES (?, ?) ON CONFLICT DO NOTHING",
+            [(latex_source.digest(text), text) for text in latex.preambles],
+        )
+        return latex_source.dumps(latex)
+
+    def _preamble_texts(self, conn: Any) -> Callable[[str], str]:
+        """The text of a stored `@preamble` by its digest, each read once per call."""
+        found: dict[str, str] = {}
+
+        def text(digest: str) -> str:
+            if digest not in found:
+                row = self._exec(
+                    conn, "SELECT text FROM latex_preambles WHERE digest = ?", (digest,)
+                ).fetchone()
+                if row is None:
+                    raise BibError(f"the library lacks the @preamble {digest} a record names")
+                found[digest] = str(row[0])
+            return found[digest]
+
+        return text
+
+    @staticmethod
+    def _with_latex(record: Record, latex: str | None, preamble: Callable[[str], str]) -> Record:
+        return record if latex is None else latex_source.loads(latex, record, preamble)
+
+    def _stored(self, conn: Any, record_id: str, key: str, *, lock: bool = False) -> Record:
+        """The stored record `record_id` under its key, with its LaTeX; `lock` holds its row
+        (where the dialect can) when it is about to be replaced."""
+        suffix = self.FOR_UPDATE if lock else ""
+        data, latex = self._exec(
+            conn, f"SELECT data, latex FROM records WHERE id = ?{suffix}", (record_id,)
+        ).fetchone()
+        return self._with_latex(codec.loads(data, key=key), latex, self._preamble_texts(conn))
 
     def _personal(self, conn: Any, record_id: str) -> list[str]:
         rows = self._exec(
@@ -309,8 +354,8 @@ class RowStore:
 
     def resolve(self, key: str) -> Record:
         with self._read() as conn:
-            _, current, data = self._record_row(conn, key)
-        return codec.loads(data, key=current)
+            record_id, current, _ = self._record_row(conn, key)
+            return self._stored(conn, record_id, current)
 
     def rekey(self, old: str, new: str) -> Record:
         """Give a record a new key on purpose; the old key stays as an alias that resolves."""
@@ -378,7 +423,7 @@ class RowStore:
     ) -> list[Entry]:
         rows = self._exec(
             conn,
-            "SELECT r.id, r.key, r.data, r.added, r.updated, r.deleted_at, r.user_fields,"
+            "SELECT r.id, r.key, r.data, r.latex, r.added, r.updated, r.deleted_at, r.user_fields,"
             f" g.rating, coalesce(g.status, 'unread'), {self.TAGS_OF_RECORD},"
             " (SELECT count(*) FROM notes WHERE record_id = r.id AND deleted_at IS NULL)"
             " FROM records r LEFT JOIN reading g ON g.record_id = r.id AND g.reader = ?"
@@ -386,9 +431,10 @@ class RowStore:
             [reader if reader is not None else self.user, *params],
         ).fetchall()
         result = []
+        preamble = self._preamble_texts(conn)
         for row in rows:
-            record_id, key, data, added, updated, deleted_at, user_fields = row[:7]
-            rating, status, tags, count = row[7:]
+            record_id, key, data, latex, added, updated, deleted_at, user_fields = row[:8]
+            rating, status, tags, count = row[8:]
             aliases: tuple[str, ...] = ()
             notes: tuple[Note, ...] = ()
             attachments: tuple[Attachment, ...] = ()
@@ -401,7 +447,7 @@ class RowStore:
                 )
             result.append(
                 Entry(
-                    record=codec.loads(data, key=key),
+                    record=self._with_latex(codec.loads(data, key=key), latex, preamble),
                     aliases=aliases,
                     rating=rating,
                     status=Status(status),
@@ -466,19 +512,22 @@ class RowStore:
 
         def action(conn: Any) -> Entry:
             record_id, current, _ = self._record_row(conn, key)
-            (data, user_fields) = self._exec(
-                conn,
-                f"SELECT data, user_fields FROM records WHERE id = ?{self.FOR_UPDATE}",
-                (record_id,),
+            stored = self._stored(conn, record_id, current, lock=True)
+            (user_fields,) = self._exec(
+                conn, "SELECT user_fields FROM records WHERE id = ?", (record_id,)
             ).fetchone()
-            stored = codec.loads(data, key=current)
             incoming = dataclasses.replace(
-                record, id=stored.id, key=current, sources=stored.sources
+                record,
+                id=stored.id,
+                key=current,
+                sources=stored.sources,
+                latex=latex_source.combined(record.latex, stored.latex),
             )
+            incoming = evolve(incoming, latex=latex_source.pruned(incoming))
             changed = [
                 name for name in EDITABLE if getattr(stored, name) != getattr(incoming, name)
             ]
-            if changed:
+            if changed or incoming.latex != stored.latex:
                 self._keep_revision(conn, record_id, origin)
                 self._write_record(conn, incoming, update=True)
                 names = sorted({*codec.json_list(user_fields), *changed})
@@ -495,29 +544,37 @@ class RowStore:
         """Copy the record's current version into its revisions, before it is replaced."""
         self._exec(
             conn,
-            "INSERT INTO record_revisions (record_id, data, created, replaced, origin)"
-            " SELECT id, data, updated, ?, ? FROM records WHERE id = ?",
+            "INSERT INTO record_revisions (record_id, data, latex, created, replaced, origin)"
+            " SELECT id, data, latex, updated, ?, ? FROM records WHERE id = ?",
             (now(), origin, record_id),
         )
 
     def record_history(self, key: str) -> list[RecordRevision]:
         """Every version of a record, oldest first; the current one last."""
         with self._read() as conn:
-            record_id, current, data = self._record_row(conn, key)
+            record_id, current, _ = self._record_row(conn, key)
             rows = self._exec(
                 conn,
-                "SELECT data, created, replaced, origin FROM record_revisions"
+                "SELECT data, latex, created, replaced, origin FROM record_revisions"
                 " WHERE record_id = ? ORDER BY id",
                 (record_id,),
             ).fetchall()
             (updated,) = self._exec(
                 conn, "SELECT updated FROM records WHERE id = ?", (record_id,)
             ).fetchone()
-        versions = [
-            RecordRevision(number, codec.loads(text, key=current), created, replaced, origin)
-            for number, (text, created, replaced, origin) in enumerate(rows, 1)
-        ]
-        versions.append(RecordRevision(len(rows) + 1, codec.loads(data, key=current), updated))
+            preamble = self._preamble_texts(conn)
+            versions = [
+                RecordRevision(
+                    number,
+                    self._with_latex(codec.loads(text, key=current), latex, preamble),
+                    created,
+                    replaced,
+                    origin,
+                )
+                for number, (text, latex, created, replaced, origin) in enumerate(rows, 1)
+            ]
+            current_record = self._stored(conn, record_id, current)
+        versions.append(RecordRevision(len(rows) + 1, current_record, updated))
         return versions
 
     def remove(self, keys: Sequence[str]) -> list[str]:
@@ -1102,7 +1159,7 @@ def merge(stored: Record, incoming: Record) -> Record:
     keep: dict[str, Any] = {}
     for spec in dataclasses.fields(Record):
         name = spec.name
-        if name in ("id", "key", "title_derived", "sources"):
+        if name in ("id", "key", "title_derived", "sources", "latex"):
             continue
         if _empty(getattr(incoming, name)) and not _empty(getattr(stored, name)):
             keep[name] = getattr(stored, name)
@@ -1110,6 +1167,7 @@ def merge(stored: Record, incoming: Record) -> Record:
         keep["title"] = stored.title
         keep["title_derived"] = False
     keep["sources"] = tuple(dict.fromkeys((*stored.sources, *incoming.sources)))
+    keep["latex"] = latex_source.combined(incoming.latex, stored.latex)
     return dataclasses.replace(incoming, **keep)
 
 
@@ -1140,6 +1198,22 @@ def _plain(value: object) -> Any:
 
 
 def comparable(record: Record) -> dict[str, Any]:
+    """The decoded record as stored, where it came from aside (its LaTeX: `same_output`)."""
     data = codec.to_dict(record)
     data.pop("sources")
     return data
+
+
+def same_output(stored: Record, merged: Record) -> bool:
+    """Whether `merged`'s LaTeX writes what `stored`'s does, in BibTeX and in BibLaTeX. An
+    export of ours read back brings LaTeX (our writers' encoding) for fields that had none:
+    written again it is the same text, so the record is unchanged; another file's LaTeX for
+    the same values (`{NASA}` for `NASA`) is an update."""
+    if merged.latex == stored.latex:
+        return True
+    from bib import writers
+
+    return all(
+        writers.render([stored], fmt) == writers.render([merged], fmt)
+        for fmt in ("bibtex", "biblatex")
+    )

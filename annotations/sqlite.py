@@ -465,8 +465,8 @@ class SQLiteStore(RowStore):
         except those the user edited; the old version stays as a revision (origin
         `zotero`). Returns the fields emptied."""
         with self.transaction() as conn:
-            record_id, current, data = self._record_row(conn, key)
-            stored = codec.loads(data, key=current)
+            record_id, current, _ = self._record_row(conn, key)
+            stored = self._stored(conn, record_id, current, lock=True)
             (user_fields,) = conn.execute(
                 "SELECT user_fields FROM records WHERE id = ?", (record_id,)
             ).fetchone()

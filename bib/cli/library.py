@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -270,6 +270,7 @@ def add(
       cat list.txt | bib add - --from paperlist --venue NeurIPS --year 2025
       bib add arxiv:2503.22996 https://openreview.net/forum?id=ID doi:10.1234/x
     """
+    from annotations.latex_source import with_file_preambles
     from annotations.records import assign_keys
     from bib import convert as engine
     from bib.cli.resolve import identifier_records
@@ -289,7 +290,7 @@ def add(
         if paths
         else []
     )
-    records += fetched
+    records = with_file_preambles(records) + fetched
     with open_library(ctx) as store:
         records = read_back(store, records)
         report = store.upsert(assign_keys(store, records), restore=restore)
@@ -660,7 +661,7 @@ def export(
         fmt = writers.format_for_path(output) if output else "bibtex"
     with open_library(ctx) as store:
         entries = store.entries(make_filters(tags, status, min_rating, venue), full=True)
-    text = render_entries(entries, fmt)
+    text = render_entries(entries, fmt, report=lambda m: diagnostic(f"bib: {m}"))
     if output is None:
         click.echo(text, nl=False)
     else:
@@ -668,7 +669,11 @@ def export(
         diagnostic(f"wrote {len(entries)} records to {output}")
 
 
-def render_entries(entries: Sequence[Entry], fmt: str) -> str:
+def render_entries(
+    entries: Sequence[Entry], fmt: str, *, report: Callable[[str], None] | None = None
+) -> str:
+    """The export text; `report` gets a warning for each `@string` that records from two
+    `.bib` files define differently (written expanded, as `bib convert` does)."""
     from annotations import exchange
     from bib import writers
     from bib.writers import csljson
@@ -679,7 +684,13 @@ def render_entries(entries: Sequence[Entry], fmt: str) -> str:
             for e in entries
         ]
         return csljson.dumps(items)
-    return writers.render([exchange.annotated_record(e, fmt) for e in entries], fmt)
+    from annotations.latex_source import preambles_in_source_order
+
+    records = preambles_in_source_order([exchange.annotated_record(e, fmt) for e in entries])
+    if report is not None and writers.writer(fmt).header is not None:
+        for line in writers.definitions(records).warnings():
+            report(line)
+    return writers.render(records, fmt)
 
 
 @click.command("backup")
