@@ -13,6 +13,7 @@ Merging and key assignment need every record at once; the rest does not.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import gc
 import itertools
@@ -283,38 +284,48 @@ def _spool(
     encode: Encoder,
 ) -> Spooled:
     with contextlib.closing(Spool()) as raw:
-        definitions = Definitions()
-        found = merge.groups(_read_into(raw, paths, options, stdin, stats, definitions))
+        reading = _Reading(raw, done, Definitions())
+        found = merge.groups(_read_into(reading, paths, options, stdin, stats, encode))
         papers = [group for group in found if len(group) > 1]
         stats.merged = stats.read - len(found)
         found.clear()
         copies = {position for group in papers for position in group}
-        singles = (raw.get_bytes(i) for i in range(stats.read) if i not in copies)
+        reading.keep_read(copies)
+        where = reading.where
+        singles = [i for i in range(stats.read) if i not in copies]
+        todo = (raw.get_bytes(where[i]) for i in singles if where[i] >= 0)
         warn = _warnings(options)
+        definitions = reading.definitions
         unusable = definitions.unusable()
         if unusable:
             if warn is not None:
                 for line in definitions.warnings():
                     warn(line)
-            singles = (record_bytes(expanded(record_of(data), unusable)) for data in singles)
+            todo = (record_bytes(expanded(record_of(data), unusable)) for data in todo)
         merged = (
-            record_bytes(expanded(merge.merge_group([raw.get(i) for i in group], warn), unusable))
+            record_bytes(
+                expanded(merge.merge_group([raw.get(where[i]) for i in group], warn), unusable)
+            )
             for group in papers
         )
         unique = stats.read - len(copies) + len(papers)
-        prepared = _prepared(itertools.chain(singles, merged), options, encode)
+        extracted = _prepared(itertools.chain(todo, merged), options, encode)
         bases: list[tuple[str, str]] = []
         owns: dict[int, OwnKey] = {}
         lookalikes: list[merge.Lookalike] = []
         derived = 0
         parents: set[str] = set()
         texts: list[str] = []
-        for item in prepared:
+        indices: list[int] = []
+        for index, item in _in_order(singles, reading, extracted):
             if len(bases) == unique:
                 raise RuntimeError("an extraction stage yielded more records than it got")
             if item.own is not None:
                 owns[len(bases)] = item.own
-            done.add_bytes(item.data)
+            if index < 0:
+                index = len(done.offsets)
+                done.add_bytes(item.data)
+            indices.append(index)
             bases.append((item.id, item.base_key))
             lookalikes.append(item.lookalike)
             derived += item.title_derived
@@ -338,7 +349,7 @@ def _spool(
             if own.key != chosen[position]:
                 record_id, base = bases[position]
                 warn(_key_change(own, chosen[position], record_id in pinned, base == own.key))
-    return Spooled(stats, chosen, done, range(unique), frozenset(parents), definitions)
+    return Spooled(stats, chosen, done, indices, frozenset(parents), reading.definitions)
 
 
 class OwnKey(NamedTuple):
@@ -359,27 +370,116 @@ def _key_change(own: OwnKey, key: str, pinned: bool, usable: bool) -> str:
     return f"warning: {own.where}: key {own.key!r} -> {key!r} ({why})"
 
 
+@dataclass
+class _Reading:
+    """Where each record read so far is: kept as read in `raw` (`where` >= 0: its index
+    there), or extracted ahead by a worker (`where` < 0: `-1 - n`, `ahead[n]`), what `encode`
+    made of it in `done` at `ahead_at[n]`; a record whose part could not be extracted ahead
+    has `ahead[n]` None. `parts` tells where those records can be read again."""
+
+    raw: Spool
+    done: Spool
+    definitions: Definitions
+    where: list[int] = field(default_factory=list)
+    ahead: list[Prepared | None] = field(default_factory=list)
+    ahead_at: list[int] = field(default_factory=list)
+    parts: list[_Ahead] = field(default_factory=list)
+
+    def keep(self, record: Record) -> list[str]:
+        """Keep a record read here; its identities."""
+        self.where.append(len(self.raw.offsets))
+        self.raw.add(record)
+        self.definitions.add(record.latex)
+        return merge.identities(record)
+
+    def keep_ahead(self, prepared: Prepared | None) -> None:
+        """Keep what a worker made of a record it read (None: it could not)."""
+        self.where.append(-1 - len(self.ahead))
+        self.ahead_at.append(len(self.done.offsets))
+        if prepared is not None:
+            self.done.add_bytes(prepared.data)
+            prepared = prepared._replace(data=b"")
+        self.ahead.append(prepared)
+
+    def keep_read(self, copies: Collection[int]) -> None:
+        """Read again, and keep as read, the records extracted ahead that are copies of a
+        paper (they are merged first) or that could not be extracted ahead: each part that
+        holds one is parsed once more, here."""
+        for part in self.parts:
+            span = range(part.first, part.first + part.total)
+            wanted = [i for i in span if i in copies or self.ahead[-1 - self.where[i]] is None]
+            if not wanted:
+                continue
+            records = list(paperlist.parse(part.read(), part.listing))
+            for i in wanted:
+                self.where[i] = len(self.raw.offsets)
+                self.raw.add(_stripped(records[i - part.first], None))
+
+
+class _Ahead(NamedTuple):
+    """A part of a paper list that a worker read and extracted ahead: its list, where it is
+    (`Part` without its bytes, their length), the first record read from it and their total."""
+
+    source: bytes | Path
+    listing: paperlist.Listing
+    part: paperlist.Part
+    size: int
+    first: int
+    total: int
+
+    def read(self) -> paperlist.Part:
+        """The part with its bytes, read again."""
+        if isinstance(self.source, bytes):
+            data = self.source[self.part.offset : self.part.offset + self.size]
+        else:
+            with self.source.open("rb") as handle:
+                handle.seek(self.part.offset)
+                data = handle.read(self.size)
+        return self.part._replace(data=data)
+
+
+def _in_order(
+    singles: Iterable[int], reading: _Reading, extracted: Iterator[Prepared]
+) -> Iterator[tuple[int, Prepared]]:
+    """Every unique paper's `Prepared`, in the order of one process (the records read once,
+    in read order, then the merged papers), with the index in `done` of what was extracted
+    ahead (-1 for the rest, which come from `extracted` in the same order)."""
+    where, ahead, ahead_at = reading.where, reading.ahead, reading.ahead_at
+    for i in singles:
+        at = where[i]
+        if at < 0:
+            found = ahead[-1 - at]
+            assert found is not None
+            yield ahead_at[-1 - at], found
+        else:
+            item = next(extracted, None)
+            if item is None:  # a stage dropped records: the caller counts them
+                return
+            yield -1, item
+    for item in extracted:
+        yield -1, item
+
+
 def _read_into(
-    raw: Spool,
+    reading: _Reading,
     paths: Sequence[Path],
     options: ConvertOptions,
     stdin: BinaryIO | None,
     stats: Stats,
-    definitions: Definitions,
+    encode: Encoder,
 ) -> Iterator[list[str]]:
-    """The identities of every record read, each record kept in `raw` until its paper's
+    """The identities of every record read, each record kept (`reading`) until its paper's
     copies are known (`merge.groups` needs every identity); `definitions` gets the
-    `@preamble`s and `@string`s of `.bib` inputs. A long paper list is parsed in worker
-    processes when `jobs` says so (`_read_list`)."""
+    `@preamble`s and `@string`s of `.bib` inputs. A long paper list is read and extracted
+    ahead in worker processes when `jobs` says so (`_read_list`)."""
     warn = _warnings(options)
     for path in paths:
         stats.files += 1
         stats.inputs.append(str(path))
         opened = readers.open_input(path, fmt=options.source_format, stdin=stdin)
-        if opened.fmt == "paperlist" and options.jobs > 1 and parallel.can_fork():
-            for data, identities in _read_list(opened, options, warn):
+        if opened.fmt == "paperlist" and _ahead(options):
+            for identities in _read_list(opened, options, warn, reading, encode):
                 stats.read += 1
-                raw.add_bytes(data)
                 yield identities
             continue
         records = readers.read_input(
@@ -391,26 +491,38 @@ def _read_into(
         )
         for record in records:
             stats.read += 1
-            record = _stripped(record, warn)
-            raw.add(record)
-            definitions.add(record.latex)
-            yield merge.identities(record)
+            yield reading.keep(_stripped(record, warn))
+
+
+def _ahead(options: ConvertOptions) -> bool:
+    """Whether paper lists are read and extracted ahead, in workers: with `jobs` > 1 and no
+    lookups (they must come after the stages, in this process)."""
+    return options.jobs > 1 and not options.lookups and parallel.can_fork()
 
 
 LIST_PART = 4 * parallel.BATCH
-"""Paragraphs of a paper list parsed by a worker at once (`paperlist.split`)."""
+"""Paragraphs of a paper list a worker reads and extracts at once (`paperlist.split`)."""
 
 
 def _read_list(
-    opened: readers.Input, options: ConvertOptions, warn: Report | None
-) -> Iterator[tuple[bytes, list[str]]]:
-    """The records of a paper list (as `record_bytes`) with their identities, in order: the
-    list cut into parts here (`paperlist.split`, a scan of its bytes), and each part parsed
-    in a worker process (when the list has `PARALLEL_AFTER` paragraphs or more) into what
-    `_read_into` would keep of each record. Warnings are told here, in order; under
-    `strict` the first is the error it would be in one process."""
+    opened: readers.Input,
+    options: ConvertOptions,
+    warn: Report | None,
+    reading: _Reading,
+    encode: Encoder,
+) -> Iterator[list[str]]:
+    """The identities of a paper list's records, in order, each record kept in `reading`.
+
+    The list is cut into parts here (`paperlist.split`, a scan of its bytes); when it has
+    `PARALLEL_AFTER` paragraphs or more, each part is read, and its records extracted and
+    encoded ahead, in a worker process, before anyone knows which records are copies of one
+    paper: those few are read again and merged first (`_Reading.keep_read`). Warnings are
+    told here, in order; under `strict` the first is the error it is in one process. A part
+    whose stages fail is read again too, so that the error comes where it comes in one
+    process."""
+    source = opened.source
     listing, parts = paperlist.split(
-        opened.source,
+        source,
         opened.name,
         venue=options.venue,
         year=options.year,
@@ -418,28 +530,54 @@ def _read_list(
         report=warn,
         size=LIST_PART,
     )
-    strict = options.strict
-
-    def work(part: paperlist.Part) -> bytes:
-        out: list[tuple[bytes, list[str], list[str]]] = []
-        for record in paperlist.parse(part, listing):
-            told: list[str] = []
-            record = _stripped(record, strict_report if strict else told.append)
-            out.append((record_bytes(record), merge.identities(record), told))
-        return marshal.dumps(out)
-
     enough = -(-PARALLEL_AFTER // LIST_PART)  # parts of a list worth the workers
     head = list(itertools.islice(parts, enough))
     if len(head) < enough:
-        done: Iterable[bytes] = map(work, head)
-    else:
-        done = parallel.ordered_map(work, itertools.chain(head, parts), options.jobs)
-    for blob in done:
-        for data, identities, told in marshal.loads(blob):
-            if warn is not None:
-                for message in told:
-                    warn(message)
-            yield data, identities
+        for part in head:
+            for record in paperlist.parse(part, listing):
+                yield reading.keep(_stripped(record, warn))
+        return
+    strict, stages, texts = options.strict, options.stages, bool(options.pinned)
+
+    def work(part: paperlist.Part) -> bytes:
+        records, read = [], []
+        for record in paperlist.parse(part, listing):
+            told: list[str] = []
+            record = _stripped(record, strict_report if strict else told.append)
+            records.append(record)
+            read.append((merge.identities(record), told))
+        try:
+            done = [item.plain() for item in _prepare(_extract(records, stages), encode, texts)]
+        except BibError:
+            done = None  # told when read again, where one process tells it
+        if done is not None and len(done) != len(records):
+            raise RuntimeError("an extraction stage did not yield one record for each")
+        return marshal.dumps((read, done))
+
+    sent: collections.deque[tuple[paperlist.Part, int]] = collections.deque()
+
+    def sending(parts: Iterable[paperlist.Part]) -> Iterator[paperlist.Part]:
+        for part in parts:
+            sent.append((part._replace(data=b""), len(part.data)))
+            yield part
+
+    def arrived() -> Iterator[tuple[list[str], list[str], Prepared | None]]:
+        results = parallel.ordered_map(work, sending(itertools.chain(head, parts)), options.jobs)
+        for blob in results:
+            read, done = marshal.loads(blob)
+            part, size = sent.popleft()
+            first = len(reading.where)
+            reading.parts.append(_Ahead(source, listing, part, size, first, len(read)))
+            for n, (identities, told) in enumerate(read):
+                yield identities, told, Prepared.of_plain(done[n]) if done is not None else None
+
+    records = arrived()
+    for identities, told, prepared in options.progress(records) if options.progress else records:
+        if warn is not None:
+            for message in told:
+                warn(message)
+        reading.keep_ahead(prepared)
+        yield identities
 
 
 def _prepared(

@@ -249,12 +249,14 @@ class Listing(NamedTuple):
 class Part(NamedTuple):
     """Whole entries of a paper list, as read (`split`): the bytes of their lines, the
     number of the first of them as a file counts lines (for errors) and as `read` counts
-    them (a lone CR starts a line there), and whether they start with the header line."""
+    them (a lone CR starts a line there), whether they start with the header line, and
+    where their bytes start in the list's."""
 
     data: bytes
     line: int
     logical: int
     header: bool
+    offset: int = 0
 
 
 def read(
@@ -335,6 +337,7 @@ def _parts(source: bytes | Path, path: str, listing: Listing, size: int) -> Iter
     with _open(source, path) as handle:
         lines: list[bytes] = []
         logical = 0  # the number of the line last read, as `_lines` counts
+        offset = 0  # where that line starts
         start = Part(b"", 1, 1, listing.header)
         paragraphs = 0
         after_blank = True
@@ -347,10 +350,11 @@ def _parts(source: bytes | Path, path: str, listing: Listing, size: int) -> Iter
                 if paragraphs >= size and _starts_entry(raw, listing.uses_markers):
                     yield start._replace(data=b"".join(lines))
                     lines, paragraphs = [], 0
-                    start = Part(b"", line, logical, False)
+                    start = Part(b"", line, logical, False, offset)
                 paragraphs += 1
             after_blank = blank
             lines.append(raw)
+            offset += len(raw)
         if lines:
             yield start._replace(data=b"".join(lines))
 

@@ -151,8 +151,10 @@ def test_strict_stops_at_the_same_first_warning(cli: Callable[..., Result], tmp_
     path.write_text(_entries(30, {i: f"We propose Evil\u202eNet{i}." for i in (17, 26)}), "utf-8")
     one, two = _both(cli, tmp_path / "out.bib", path, "--strict")
     assert one.exit_code == two.exit_code == 2
-    assert two.stderr == one.stderr == (
-        f"bib: error: {path}:37: removed bidirectional control characters from abstract\n"
+    assert (
+        two.stderr
+        == one.stderr
+        == (f"bib: error: {path}:37: removed bidirectional control characters from abstract\n")
     )
 
 
