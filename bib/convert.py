@@ -18,6 +18,7 @@ import contextlib
 import gc
 import itertools
 import marshal
+import operator
 import sys
 import tempfile
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
@@ -392,14 +393,19 @@ class _Reading:
         self.definitions.add(record.latex)
         return merge.identities(record)
 
-    def keep_ahead(self, prepared: Prepared | None) -> None:
-        """Keep what a worker made of a record it read (None: it could not)."""
-        self.where.append(-1 - len(self.ahead))
-        self.ahead_at.append(len(self.done.offsets))
-        if prepared is not None:
-            self.done.add_bytes(prepared.data)
-            prepared = prepared._replace(data=b"")
-        self.ahead.append(prepared)
+    def keep_ahead(self, part: _Ahead, data: list[bytes], done: list[Plain] | None) -> None:
+        """Keep what a worker made of the records of a part it read: `data` what `encode`
+        made of each, `done` the rest of each `Prepared` (None: it could not make them)."""
+        self.parts.append(part)
+        first, at = len(self.ahead), len(self.done.offsets)
+        self.where.extend(range(-1 - first, -1 - first - part.total, -1))
+        if done is None:
+            self.ahead.extend(itertools.repeat(None, part.total))
+            self.ahead_at.extend(itertools.repeat(-1, part.total))
+            return
+        self.done.add_all(data)
+        self.ahead.extend(Prepared.of_plain(plain, b"") for plain in done)
+        self.ahead_at.extend(range(at, at + part.total))
 
     def keep_read(self, copies: Collection[int]) -> None:
         """Read again, and keep as read, the records extracted ahead that are copies of a
@@ -546,13 +552,17 @@ def _read_list(
             record = _stripped(record, strict_report if strict else told.append)
             records.append(record)
             read.append((merge.identities(record), told))
+        data: list[bytes] = []
+        done: list[Plain] = []
         try:
-            done = [item.plain() for item in _prepare(_extract(records, stages), encode, texts)]
+            for item in _prepare(_extract(records, stages), encode, texts):
+                data.append(item.data)
+                done.append(item.plain())
         except BibError:
-            done = None  # told when read again, where one process tells it
-        if done is not None and len(done) != len(records):
+            return marshal.dumps((read, [], None))  # told when read again, as in one process
+        if len(done) != len(records):
             raise RuntimeError("an extraction stage did not yield one record for each")
-        return marshal.dumps((read, done))
+        return marshal.dumps((read, data, done))
 
     sent: collections.deque[tuple[paperlist.Part, int]] = collections.deque()
 
@@ -561,22 +571,20 @@ def _read_list(
             sent.append((part._replace(data=b""), len(part.data)))
             yield part
 
-    def arrived() -> Iterator[tuple[list[str], list[str], Prepared | None]]:
+    def arrived() -> Iterator[tuple[list[str], list[str]]]:
         results = parallel.ordered_map(work, sending(itertools.chain(head, parts)), options.jobs)
         for blob in results:
-            read, done = marshal.loads(blob)
+            read, data, done = marshal.loads(blob)
             part, size = sent.popleft()
             first = len(reading.where)
-            reading.parts.append(_Ahead(source, listing, part, size, first, len(read)))
-            for n, (identities, told) in enumerate(read):
-                yield identities, told, Prepared.of_plain(done[n]) if done is not None else None
+            reading.keep_ahead(_Ahead(source, listing, part, size, first, len(read)), data, done)
+            yield from read
 
     records = arrived()
-    for identities, told, prepared in options.progress(records) if options.progress else records:
+    for identities, told in options.progress(records) if options.progress else records:
         if warn is not None:
             for message in told:
                 warn(message)
-        reading.keep_ahead(prepared)
         yield identities
 
 
@@ -630,24 +638,22 @@ class Prepared(NamedTuple):
     text_id: str = ""
 
     def plain(self) -> Plain:
-        """The same as plain tuples and strings, which `marshal` writes (`PREPARED`)."""
+        """All but `data`, as plain tuples and strings, which `marshal` writes (`PREPARED`)."""
         own = tuple(self.own) if self.own is not None else None
         lookalike = tuple(self.lookalike)
-        return (self.id, self.base_key, self.title_derived, lookalike, self.data, own,
-                self.parent, self.text_id)  # fmt: skip
+        return (self.id, self.base_key, self.title_derived, lookalike, own, self.parent,
+                self.text_id)  # fmt: skip
 
     @classmethod
-    def of_plain(cls, plain: Plain) -> Prepared:
-        """The `Prepared` that `plain` gave."""
-        record_id, base_key, derived, lookalike, data, own, parent, text_id = plain
+    def of_plain(cls, plain: Plain, data: bytes) -> Prepared:
+        """The `Prepared` that `plain` gave, with `data`."""
+        record_id, base_key, derived, lookalike, own, parent, text_id = plain
         return cls(record_id, base_key, derived, merge.Lookalike(*lookalike), data,
                    OwnKey(*own) if own is not None else None, parent, text_id)  # fmt: skip
 
 
-Plain = tuple[
-    str, str, bool, tuple[str, ...], bytes, tuple[str, ...] | None, str, str
-]  # fmt: skip
-"""A `Prepared` as `marshal` writes it."""
+Plain = tuple[str, str, bool, tuple[str, ...], tuple[str, ...] | None, str, str]
+"""A `Prepared` but its `data` as `marshal` writes it."""
 
 
 class Codec(NamedTuple, Generic[Done]):
@@ -661,8 +667,8 @@ class Codec(NamedTuple, Generic[Done]):
 
 
 PREPARED: Codec[Prepared] = Codec(
-    lambda done: marshal.dumps([item.plain() for item in done]),
-    lambda data: map(Prepared.of_plain, marshal.loads(data)),
+    lambda done: marshal.dumps([(item.plain(), item.data) for item in done]),
+    lambda data: itertools.starmap(Prepared.of_plain, marshal.loads(data)),
 )
 RECORDS: Codec[Record] = Codec(
     lambda done: marshal.dumps(list(map(record_bytes, done))),
@@ -805,7 +811,7 @@ def convert(inputs: Sequence[str | Path], sinks: Sequence[Sink], options: Conver
     with batch_collection():
         encode = encoder(formats, options.output)
         with spool(inputs, replace(options, pinned=pinned), encode) as spooled:
-            write(spooled, formats, sinks, _warnings(options))
+            write(spooled, formats, sinks, _warnings(options), options.jobs)
     return spooled.stats
 
 
@@ -860,6 +866,7 @@ def write(
     formats: Sequence[str],
     sinks: Sequence[Sink],
     report: Report | None = None,
+    jobs: int = 1,
 ) -> None:
     """Stream every output into its sink, in key order, from the entries spooled in
     `formats` (`encoder`); commit them all only when every output was written, else discard
@@ -867,7 +874,8 @@ def write(
 
     Outputs in the same record order share one reading of the spool (BibTeX and CSL-JSON
     orders differ only when two keys differ in case alone). A key an output's format refuses
-    (`x y` in BibTeX) is changed in that output only, and told to `report`."""
+    (`x y` in BibTeX) is changed in that output only, and told to `report`. With `jobs` > 1,
+    worker processes join the keys into the entries of a large output (`_rows`)."""
     check_keys(spooled.keys)
     with contextlib.ExitStack() as cleanup:
         passes: list[Pass] = []
@@ -886,15 +894,11 @@ def write(
             else:
                 same.outputs.append(Output(sink, handle, names))
         for one in passes:
-            items = map(marshal.loads, spooled.items(one.order))
-            copies = itertools.tee(items, len(one.outputs))
+            rows = _rows(spooled, one, formats, jobs)
+            copies = itertools.tee(rows, len(one.outputs))
             pieces = [
-                _entries(
-                    zip(map(out.keys.__getitem__, one.order), copy, strict=True),
-                    out.sink.fmt,
-                    formats.index(out.sink.fmt),
-                )
-                for copy, out in zip(copies, one.outputs, strict=True)
+                writers.layout(out.sink.fmt).wrap(map(operator.itemgetter(column), copy))
+                for column, (copy, out) in enumerate(zip(copies, one.outputs, strict=True))
             ]
             # Lockstep: each output yields once per record, so tee holds one record at most.
             for step in zip(*pieces, strict=True):
@@ -905,14 +909,31 @@ def write(
         cleanup.pop_all()
 
 
-Templates = Iterable[tuple[str, list[list[str]]]]
-"""(key, `writers.template` of each format) of records, in output order."""
+WRITE_BATCH = 16 * parallel.BATCH
+"""Records whose entries a worker joins with their keys at once (`_rows`)."""
 
 
-def _entries(templates: Templates, fmt: str, slot: int) -> Iterator[str]:
-    """The pieces of a whole `fmt` output from (key, templates) of its records in order, where
-    `slot` is the position of its format's template."""
-    return writers.layout(fmt).wrap(key.join(cut[slot]) for key, cut in templates)
+def _rows(spooled: Spooled, one: Pass, formats: Sequence[str], jobs: int) -> Iterator[list[str]]:
+    """For each record of a pass, in its order, its entry in each output of the pass: each
+    format's template (`encoder`) joined with the key the output gives it. In `jobs` worker
+    processes for `PARALLEL_AFTER` records or more (reading the spool back and joining cost
+    about 10 µs a record, a fifth of a large run's serial part), which read the spool's file
+    by offset; the main process only writes."""
+    slots = [formats.index(out.sink.fmt) for out in one.outputs]
+    names = [out.keys for out in one.outputs]
+
+    def rows(positions: list[int]) -> list[list[str]]:
+        templates = map(marshal.loads, spooled.items(positions))
+        return [
+            [keys[at].join(cut[slot]) for keys, slot in zip(names, slots, strict=True)]
+            for at, cut in zip(positions, templates, strict=True)
+        ]
+
+    batches = parallel.batches(one.order, WRITE_BATCH)
+    if jobs < 2 or len(one.order) < PARALLEL_AFTER:
+        return itertools.chain.from_iterable(map(rows, batches))
+    spooled.spool.finish()  # every item on disk before a worker reads one
+    return itertools.chain.from_iterable(parallel.ordered_map(rows, batches, jobs))
 
 
 def _output_keys(names: list[str], sink: Sink, report: Report | None) -> list[str]:

@@ -22,12 +22,13 @@ pytestmark = pytest.mark.skipif(not parallel.can_fork(), reason="workers need fo
 
 @pytest.fixture
 def small_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Workers even for the seeds (57 records), in batches of a few records and paper lists
-    parsed in parts of three paragraphs, so that every record crosses a process boundary
-    twice and batches and parts end in odd places."""
+    """Workers even for the seeds (57 records), in batches of a few records, paper lists
+    read in parts of three paragraphs and entries joined with their keys five at a time, so
+    that every record crosses process boundaries and batches and parts end in odd places."""
     monkeypatch.setattr(engine, "PARALLEL_AFTER", 5)
     monkeypatch.setattr(engine, "PARALLEL_BATCH", 7)
     monkeypatch.setattr(engine, "LIST_PART", 3)
+    monkeypatch.setattr(engine, "WRITE_BATCH", 5)
 
 
 class Run(NamedTuple):
@@ -173,3 +174,22 @@ def test_an_error_deep_in_a_list_names_the_same_file_and_line(
     assert two.stderr == one.stderr
     assert two.stderr.startswith(f"bib: error: {path}{where}")
     assert not (tmp_path / "out.bib").exists()
+
+
+@pytest.mark.usefixtures("small_threshold")
+def test_load_gives_the_same_records_for_every_jobs() -> None:
+    """What `bib add` and `bib tags` read through (`engine.load`)."""
+    one = engine.load([SEEDS, STRESS, SEEDS], engine.ConvertOptions(jobs=1))
+    assert engine.load([SEEDS, STRESS, SEEDS], engine.ConvertOptions(jobs=2)) == one
+
+
+@pytest.mark.usefixtures("small_threshold")
+def test_tags_are_the_same_with_workers(
+    cli: Callable[..., Result], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(parallel, "usable_cores", lambda: 1)
+    one = cli("tags", SEEDS, STRESS, "--json")
+    monkeypatch.setattr(parallel, "usable_cores", lambda: 2)
+    two = cli("tags", SEEDS, STRESS, "--json")
+    assert one.exit_code == two.exit_code == 0
+    assert one.stdout == two.stdout
