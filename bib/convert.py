@@ -50,8 +50,9 @@ Item = TypeVar("Item")
 
 
 class Progress(Protocol):
-    """Sees every unique paper, in whatever form it travels (a record's bytes), as it goes
-    into the stages, and passes each on."""
+    """Sees every record a worker read and extracted ahead (`_read_list`), and every other
+    unique paper as it goes into the stages, in whatever form each travels, and passes each
+    on."""
 
     def __call__(self, items: Iterable[Item], /) -> Iterator[Item]: ...
 
@@ -78,8 +79,8 @@ class ConvertOptions:
     told once, not once per list), and `strict` makes the first warning an error
     (`strict_report`); `pinned` maps record ids to keys they keep, and `keys_from` names
     files whose keys are kept (`convert` adds the outputs that exist); `jobs` worker
-    processes extract large inputs; `progress` sees every unique paper as it goes into the
-    stages; `output` says how entries are rendered."""
+    processes read long paper lists and extract large inputs; `progress` sees the records as
+    they are extracted (`Progress`); `output` says how entries are rendered."""
 
     source_format: str | None = None
     venue: str | None = None
@@ -257,10 +258,12 @@ def spool(
     default the record itself; a caller that needs only some rendering of it keeps that
     (`Spooled.items`).
 
-    With `jobs` > 1, an input of more than `PARALLEL_AFTER` records is extracted and encoded
-    in that many worker processes (`bib.parallel`), batch by batch and in order; reading,
-    merging, lookups, keys and the spool stay here, so the result is the same for every
-    `jobs`."""
+    With `jobs` > 1, a paper list of `PARALLEL_AFTER` paragraphs or more is read, extracted
+    and encoded ahead, part by part, in that many worker processes (`_read_list`; the few
+    copies of a paper are read again and merged first), and any other input of more than
+    `PARALLEL_AFTER` records is extracted and encoded in them, batch by batch, after
+    merging (`Workers`); always in order. Merging, lookups, keys and the spool stay here, so
+    the result is the same for every `jobs`."""
     options = options or ConvertOptions()
     if options.report is not None:
         options = replace(options, report=_once(options.report))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
@@ -12,6 +12,7 @@ from click.testing import Result
 from bib import convert as engine
 from bib import parallel, readers
 from bib.errors import BibError
+from bib.record import Record
 from bib.testing import texlive_bibs
 
 SEEDS = Path(__file__).resolve().parents[2] / "seeds"
@@ -193,3 +194,52 @@ def test_tags_are_the_same_with_workers(
     two = cli("tags", SEEDS, STRESS, "--json")
     assert one.exit_code == two.exit_code == 0
     assert one.stdout == two.stdout
+
+
+def _poisoned(records: Iterable[Record]) -> Iterator[Record]:
+    """A stage that refuses a record whose abstract says "Poison", naming where it is."""
+    for record in records:
+        if "Poison" in record.abstract:
+            source = record.source
+            raise BibError("poisoned", source.path if source else None, source and source.line)
+        yield record
+
+
+def _load_error(path: Path, jobs: int) -> str:
+    with pytest.raises(BibError) as caught:
+        engine.load([path], engine.ConvertOptions(jobs=jobs, stages=[_poisoned]))
+    return str(caught.value)
+
+
+@pytest.mark.usefixtures("small_threshold")
+def test_a_stage_error_in_a_part_read_ahead_is_the_first_one_process_meets(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "list.txt"
+    path.write_text(_entries(30, {9: "Poison one.", 20: "Poison two."}), "utf-8")
+    assert _load_error(path, 2) == _load_error(path, 1) == f"{path}:21: poisoned"
+
+
+@pytest.mark.usefixtures("small_threshold")
+def test_a_reading_error_after_a_stage_error_comes_first_as_in_one_process(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "list.txt"
+    path.write_text(_entries(30, {4: "Poison.", 25: "12."}), "utf-8")
+    assert _load_error(path, 2) == _load_error(path, 1) == f"{path}:53: entry has no text"
+
+
+@pytest.mark.usefixtures("small_threshold")
+def test_a_list_on_standard_input_merges_the_same_with_workers(
+    cli: Callable[..., Result], tmp_path: Path
+) -> None:
+    same = "We propose EchoNet. URL: https://doi.org/10.1234/echo"
+    text = _entries(40, {5: same, 33: same})
+    runs = [
+        cli("convert", "-", "--from", "paperlist", "-f", "csl-json", "--jobs", n, input=text)
+        for n in ("1", "2")
+    ]
+    assert runs[0].exit_code == runs[1].exit_code == 0
+    assert runs[0].stdout == runs[1].stdout
+    assert runs[0].stderr == runs[1].stderr
+    assert "<stdin>:69 = <stdin>:13" in runs[1].stderr
