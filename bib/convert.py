@@ -18,7 +18,6 @@ import contextlib
 import gc
 import itertools
 import marshal
-import operator
 import sys
 import tempfile
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
@@ -814,7 +813,7 @@ def convert(inputs: Sequence[str | Path], sinks: Sequence[Sink], options: Conver
     with batch_collection():
         encode = encoder(formats, options.output)
         with spool(inputs, replace(options, pinned=pinned), encode) as spooled:
-            write(spooled, formats, sinks, _warnings(options), options.jobs)
+            write(spooled, formats, sinks, _warnings(options))
     return spooled.stats
 
 
@@ -869,7 +868,6 @@ def write(
     formats: Sequence[str],
     sinks: Sequence[Sink],
     report: Report | None = None,
-    jobs: int = 1,
 ) -> None:
     """Stream every output into its sink, in key order, from the entries spooled in
     `formats` (`encoder`); commit them all only when every output was written, else discard
@@ -877,8 +875,7 @@ def write(
 
     Outputs in the same record order share one reading of the spool (BibTeX and CSL-JSON
     orders differ only when two keys differ in case alone). A key an output's format refuses
-    (`x y` in BibTeX) is changed in that output only, and told to `report`. With `jobs` > 1,
-    worker processes join the keys into the entries of a large output (`_rows`)."""
+    (`x y` in BibTeX) is changed in that output only, and told to `report`."""
     check_keys(spooled.keys)
     with contextlib.ExitStack() as cleanup:
         passes: list[Pass] = []
@@ -897,11 +894,15 @@ def write(
             else:
                 same.outputs.append(Output(sink, handle, names))
         for one in passes:
-            rows = _rows(spooled, one, formats, jobs)
-            copies = itertools.tee(rows, len(one.outputs))
+            items = map(marshal.loads, spooled.items(one.order))
+            copies = itertools.tee(items, len(one.outputs))
             pieces = [
-                writers.layout(out.sink.fmt).wrap(map(operator.itemgetter(column), copy))
-                for column, (copy, out) in enumerate(zip(copies, one.outputs, strict=True))
+                _entries(
+                    zip(map(out.keys.__getitem__, one.order), copy, strict=True),
+                    out.sink.fmt,
+                    formats.index(out.sink.fmt),
+                )
+                for copy, out in zip(copies, one.outputs, strict=True)
             ]
             # Lockstep: each output yields once per record, so tee holds one record at most.
             for step in zip(*pieces, strict=True):
@@ -912,31 +913,14 @@ def write(
         cleanup.pop_all()
 
 
-WRITE_BATCH = 16 * parallel.BATCH
-"""Records whose entries a worker joins with their keys at once (`_rows`)."""
+Templates = Iterable[tuple[str, list[list[str]]]]
+"""(key, `writers.template` of each format) of records, in output order."""
 
 
-def _rows(spooled: Spooled, one: Pass, formats: Sequence[str], jobs: int) -> Iterator[list[str]]:
-    """For each record of a pass, in its order, its entry in each output of the pass: each
-    format's template (`encoder`) joined with the key the output gives it. In `jobs` worker
-    processes for `PARALLEL_AFTER` records or more (reading the spool back and joining cost
-    about 10 µs a record, a fifth of a large run's serial part), which read the spool's file
-    by offset; the main process only writes."""
-    slots = [formats.index(out.sink.fmt) for out in one.outputs]
-    names = [out.keys for out in one.outputs]
-
-    def rows(positions: list[int]) -> list[list[str]]:
-        templates = map(marshal.loads, spooled.items(positions))
-        return [
-            [keys[at].join(cut[slot]) for keys, slot in zip(names, slots, strict=True)]
-            for at, cut in zip(positions, templates, strict=True)
-        ]
-
-    batches = parallel.batches(one.order, WRITE_BATCH)
-    if jobs < 2 or len(one.order) < PARALLEL_AFTER:
-        return itertools.chain.from_iterable(map(rows, batches))
-    spooled.spool.finish()  # every item on disk before a worker reads one
-    return itertools.chain.from_iterable(parallel.ordered_map(rows, batches, jobs))
+def _entries(templates: Templates, fmt: str, slot: int) -> Iterator[str]:
+    """The pieces of a whole `fmt` output from (key, templates) of its records in order, where
+    `slot` is the position of its format's template."""
+    return writers.layout(fmt).wrap(key.join(cut[slot]) for key, cut in templates)
 
 
 def _output_keys(names: list[str], sink: Sink, report: Report | None) -> list[str]:

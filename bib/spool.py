@@ -64,14 +64,6 @@ class Spool:
             self.offsets.append(self._end)
             self._end += len(item)
 
-    def finish(self) -> None:
-        """No more items: all of them on disk, where a forked process can read them too
-        (`get_bytes` reads by offset; a child flushing the parent's buffer would write its
-        items twice)."""
-        if not self._reading:
-            self._file.flush()
-            self._reading = True
-
     def get(self, index: int, key: str | None = None) -> Record:
         """The record added `index`-th, with `key` as its citation key when given."""
         return _record(marshal.loads(self.get_bytes(index)), key)
@@ -80,7 +72,9 @@ class Spool:
         """The item added `index`-th: one `pread` of its bytes (a seek and a buffered read
         cost two system calls and read a whole buffer: 4.7 µs an item read out of order,
         against 2.8)."""
-        self.finish()
+        if not self._reading:
+            self._file.flush()
+            self._reading = True
         start = self.offsets[index]
         end = self.offsets[index + 1] if index + 1 < len(self.offsets) else self._end
         return os.pread(self._file.fileno(), end - start, start)

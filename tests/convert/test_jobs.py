@@ -23,13 +23,12 @@ pytestmark = pytest.mark.skipif(not parallel.can_fork(), reason="workers need fo
 
 @pytest.fixture
 def small_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Workers even for the seeds (57 records), in batches of a few records, paper lists
-    read in parts of three paragraphs and entries joined with their keys five at a time, so
-    that every record crosses process boundaries and batches and parts end in odd places."""
+    """Workers even for the seeds (57 records), in batches of a few records and paper lists
+    read in parts of three paragraphs, so that every record crosses a process boundary and
+    batches and parts end in odd places."""
     monkeypatch.setattr(engine, "PARALLEL_AFTER", 5)
     monkeypatch.setattr(engine, "PARALLEL_BATCH", 7)
     monkeypatch.setattr(engine, "LIST_PART", 3)
-    monkeypatch.setattr(engine, "WRITE_BATCH", 5)
 
 
 class Run(NamedTuple):
