@@ -37,6 +37,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT / "seeds"
@@ -101,11 +102,49 @@ def child(mode: str, path: Path) -> dict[str, float]:
     return {"cpu": cpu, "wall": wall, "rss_mib": rss_kib / 1024}
 
 
-def jobs_child(jobs: int, path: Path) -> dict[str, float]:
+PHASES = ["start-up", "read", "stages", "keys", "write"]
+"""Phases of the main process in the `--jobs` sweep: up to the first record read (imports,
+options, vocabulary), reading and merging (with a list read ahead in workers: all of their
+work too), the stages of what was not extracted ahead, keys, writing."""
+
+
+def jobs_child(jobs: int, path: Path) -> dict[str, object]:
     """Runs in its own process: `bib convert -o .bib --jobs N`, its wall time, the CPU time
-    of this (main) process and of its workers (reaped when the pool closes)."""
+    of this (main) process and of its workers (reaped when each pool closes), the main
+    process's CPU time by phase (`PHASES`) and while no worker runs (`alone`)."""
+    from bib import convert, merge, parallel
     from bib.cli import main
 
+    marks: dict[str, float] = {}
+    pooled = [0.0]  # main CPU while a pool of workers runs
+
+    def marking(name: str, function):  # type: ignore[no-untyped-def]
+        def marked(*args, **kwargs):  # type: ignore[no-untyped-def]
+            marks.setdefault(name, time.process_time())
+            return function(*args, **kwargs)
+
+        return marked
+
+    def pooling(function):  # type: ignore[no-untyped-def]
+        def pooled_map(*args, **kwargs):  # type: ignore[no-untyped-def]
+            start = time.process_time()
+            yield from function(*args, **kwargs)
+            pooled[0] += time.process_time() - start
+
+        return pooled_map
+
+    groups = merge.groups
+
+    def grouping(items):  # type: ignore[no-untyped-def]
+        marks.setdefault("read", time.process_time())
+        found = groups(items)
+        marks.setdefault("stages", time.process_time())
+        return found
+
+    merge.groups = grouping
+    merge.possible_duplicates = marking("keys", merge.possible_duplicates)
+    convert.write = marking("write", convert.write)
+    parallel.ordered_map = pooling(parallel.ordered_map)
     out = path.with_name(f"{path.stem}-jobs{jobs}.bib")
     out.unlink(missing_ok=True)  # an existing output would be read for stable keys
     wall = time.perf_counter()
@@ -113,11 +152,17 @@ def jobs_child(jobs: int, path: Path) -> dict[str, float]:
     wall = time.perf_counter() - wall
     own = resource.getrusage(resource.RUSAGE_SELF)
     workers = resource.getrusage(resource.RUSAGE_CHILDREN)
+    main_cpu = own.ru_utime + own.ru_stime
+    ends = [marks.get(name, 0.0) for name in PHASES[1:]] + [time.process_time()]
+    starts = [0.0, *ends[:-1]]
     return {
         "wall": wall,
-        "main_cpu": own.ru_utime + own.ru_stime,
+        "main_cpu": main_cpu,
+        "alone": main_cpu - pooled[0],
         "workers_cpu": workers.ru_utime + workers.ru_stime,
         "rss_mib": own.ru_maxrss / 1024,
+        "workers_mib": workers.ru_maxrss / 1024,
+        "phases": {n: end - start for n, start, end in zip(PHASES, starts, ends, strict=True)},
         "digest": int.from_bytes(hashlib.sha256(out.read_bytes()).digest()[:6], "big"),
     }
 
@@ -125,39 +170,44 @@ def jobs_child(jobs: int, path: Path) -> dict[str, float]:
 def jobs_sweep(sizes: list[int], jobs: list[int], repeat: int) -> None:
     """`--jobs` against `--jobs 1` in the same run, each the fastest wall time of `repeat`.
 
-    `bound` is the speed-up the main process allows on `cores` processors if all its work ran
-    while the workers do (a run then takes at least the main process's CPU time and at least
-    all CPU time over the cores); `serial` if none of it did (reading and merging come before
-    any worker starts, writing after the last: Amdahl's law with the main process's CPU time
-    as the serial part). The truth lies between (docs/convert.md)."""
+    `Amdahl` is the speed-up on `cores` processors that the CPU times allow (docs/convert.md):
+    a run takes at least the main process's CPU time while no worker runs (`alone`: start-up,
+    keys, writing, and whatever reading comes before the workers) plus all other CPU time,
+    the workers' and the main process's beside them, shared by the cores. `--jobs 1`'s CPU
+    time over that. On a loaded machine the wall speed-up measures the load as much as `bib`."""
     cores = len(os.sched_getaffinity(0))
     print(f"--jobs sweep: `bib convert LIST -o x.bib --jobs N`, {cores} usable cores, "
           f"load average {os.getloadavg()[0]:.1f}")  # fmt: skip
-    print(f"{'N':>8} {'jobs':>4} {'wall s':>7} {'records/s':>10} {'main CPU':>9} "
-          f"{'workers':>8} {'speed-up':>8} {'bound':>6} {'serial':>6} {'same':>5}")  # fmt: skip
+    print(f"{'N':>8} {'jobs':>4} {'wall s':>7} {'main CPU':>9} {'alone':>6} {'workers':>8} "
+          f"{'main MiB':>9} {'worker MiB':>11} {'speed-up':>8} {'Amdahl':>7} "
+          f"{'same':>5}")  # fmt: skip
+    phases: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         for n in sizes:
             path = Path(tmp) / f"jobs{n}.txt"
             paper_list(n, path)
-            single: dict[str, float] = {}
+            single: dict[str, Any] = {}
             for count in jobs:
                 runs = [run_child("jobs", str(path), str(count)) for _ in range(repeat)]
                 best = min(runs, key=lambda run: run["wall"])
                 single = single or best
-                cpu = best["main_cpu"] + best["workers_cpu"]
-                floor = max(best["main_cpu"], cpu / min(cores, count + 1))
-                bound = single["main_cpu"] / floor if count > 1 else 1.0
-                workers = best["workers_cpu"] / min(cores, count) if count > 1 else 0.0
-                serial = single["main_cpu"] / (best["main_cpu"] + workers)
+                shared = best["main_cpu"] - best["alone"] + best["workers_cpu"]
+                amdahl = single["main_cpu"] / (best["alone"] + shared / min(cores, count))
                 print(
-                    f"{n:>8} {count:>4} {best['wall']:>7.1f} {n / best['wall']:>10.0f} "
-                    f"{best['main_cpu']:>9.1f} {best['workers_cpu']:>8.1f} "
-                    f"{single['wall'] / best['wall']:>7.2f}x {bound:>5.2f}x {serial:>5.2f}x "
-                    f"{'yes' if best['digest'] == single['digest'] else 'NO':>5}"
+                    f"{n:>8} {count:>4} {best['wall']:>7.1f} {best['main_cpu']:>9.2f} "
+                    f"{best['alone']:>6.2f} {best['workers_cpu']:>8.2f} {best['rss_mib']:>9.1f} "
+                    f"{best['workers_mib']:>11.1f} {single['wall'] / best['wall']:>7.2f}x "
+                    f"{amdahl:>6.2f}x {'yes' if best['digest'] == single['digest'] else 'NO':>5}"
                 )
-    print("(speed-up: --jobs 1's wall time over this one's; bound: --jobs 1's CPU time over "
-          "max(main CPU, all CPU / cores); serial: the same over main CPU + workers' CPU / cores;\n"
+                phases.append(f"{n:>8} {count:>4} " + " ".join(
+                    f"{best['phases'][name]:>9.2f}" for name in PHASES
+                ))  # fmt: skip
+    print("(alone: main CPU while no worker runs; speed-up: --jobs 1's wall time over this "
+          "one's; Amdahl: --jobs 1's CPU time over alone + the rest of all CPU / cores;\n"
           " same: output byte-identical to --jobs 1's)")  # fmt: skip
+    print("\nMain process CPU seconds by phase:")
+    print(f"{'N':>8} {'jobs':>4} " + " ".join(f"{name:>9}" for name in PHASES))
+    print("\n".join(phases))
 
 
 def stages(path: Path) -> dict[str, float]:
@@ -381,7 +431,7 @@ def bib_memory(sizes: list[int]) -> None:
     print("(KiB/entry: growth of the peak per extra entry since the previous size)")
 
 
-def run_child(*args: str) -> dict[str, float]:
+def run_child(*args: str) -> dict[str, Any]:
     out = subprocess.run(
         [sys.executable, __file__, "--child", *args],
         capture_output=True, text=True, check=True,

@@ -13,6 +13,7 @@ Merging and key assignment need every record at once; the rest does not.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import gc
 import itertools
@@ -22,7 +23,7 @@ import tempfile
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO, BinaryIO, NamedTuple, Protocol, TypeVar
+from typing import IO, BinaryIO, Generic, NamedTuple, Protocol, TypeVar
 
 from bib import bidi, crossref, keys, merge, parallel, readers, stable_keys, writers
 from bib.atomic import Staged
@@ -35,6 +36,7 @@ from bib.extract.tags import tag_stream
 from bib.extract.titles import derive_titles
 from bib.extract.urls import tag_urls
 from bib.latex.source import Definitions, expanded
+from bib.readers import paperlist
 from bib.record import Record, TagKind
 from bib.spool import Spool, record_bytes, record_of
 from bib.writers import WriteOptions
@@ -47,8 +49,9 @@ Item = TypeVar("Item")
 
 
 class Progress(Protocol):
-    """Sees every unique paper, in whatever form it travels (a record's bytes), as it goes
-    into the stages, and passes each on."""
+    """Sees every record a worker read and extracted ahead (`_read_list`), and every other
+    unique paper as it goes into the stages, in whatever form each travels, and passes each
+    on."""
 
     def __call__(self, items: Iterable[Item], /) -> Iterator[Item]: ...
 
@@ -75,8 +78,8 @@ class ConvertOptions:
     told once, not once per list), and `strict` makes the first warning an error
     (`strict_report`); `pinned` maps record ids to keys they keep, and `keys_from` names
     files whose keys are kept (`convert` adds the outputs that exist); `jobs` worker
-    processes extract large inputs; `progress` sees every unique paper as it goes into the
-    stages; `output` says how entries are rendered."""
+    processes read long paper lists and extract large inputs; `progress` sees the records as
+    they are extracted (`Progress`); `output` says how entries are rendered."""
 
     source_format: str | None = None
     venue: str | None = None
@@ -129,38 +132,15 @@ class Result:
     stats: Stats
 
 
-def _read_all(
-    paths: Sequence[Path],
-    options: ConvertOptions,
-    stdin: BinaryIO | None,
-    stats: Stats,
-    starts: list[int] | None = None,
-) -> Iterator[Record]:
-    """Every record of `paths` in order; `starts` gets the position where each path starts."""
-    for path in paths:
-        if starts is not None:
-            starts.append(stats.read)
-        stats.files += 1
-        stats.inputs.append(str(path))
-        records = readers.read(
-            path,
-            fmt=options.source_format,
-            venue=options.venue,
-            year=options.year,
-            stdin=stdin,
-            report=_warnings(options),
-            venue_title=options.venue_title,
+def _stripped(record: Record, warn: Report | None) -> Record:
+    """`record` without bidirectional controls (`bib.bidi`), each removal told to `warn`."""
+    record, stripped = bidi.strip(record)
+    if stripped and warn is not None:
+        warn(
+            f"warning: {_where(record)}: removed bidirectional control characters "
+            f"from {', '.join(stripped)}"
         )
-        for record in records:
-            stats.read += 1
-            record, stripped = bidi.strip(record)
-            warn = _warnings(options)
-            if stripped and warn is not None:
-                warn(
-                    f"warning: {_where(record)}: removed bidirectional control characters "
-                    f"from {', '.join(stripped)}"
-                )
-            yield record
+    return record
 
 
 def _warnings(options: ConvertOptions) -> Report | None:
@@ -277,10 +257,12 @@ def spool(
     default the record itself; a caller that needs only some rendering of it keeps that
     (`Spooled.items`).
 
-    With `jobs` > 1, an input of more than `PARALLEL_AFTER` records is extracted and encoded
-    in that many worker processes (`bib.parallel`), batch by batch and in order; reading,
-    merging, lookups, keys and the spool stay here, so the result is the same for every
-    `jobs`."""
+    With `jobs` > 1, a paper list of `PARALLEL_AFTER` paragraphs or more is read, extracted
+    and encoded ahead, part by part, in that many worker processes (`_read_list`; the few
+    copies of a paper are read again and merged first), and any other input of more than
+    `PARALLEL_AFTER` records is extracted and encoded in them, batch by batch, after
+    merging (`Workers`); always in order. Merging, lookups, keys and the spool stay here, so
+    the result is the same for every `jobs`."""
     options = options or ConvertOptions()
     if options.report is not None:
         options = replace(options, report=_once(options.report))
@@ -305,38 +287,48 @@ def _spool(
     encode: Encoder,
 ) -> Spooled:
     with contextlib.closing(Spool()) as raw:
-        definitions = Definitions()
-        found = merge.groups(_read_into(raw, paths, options, stdin, stats, definitions))
+        reading = _Reading(raw, done, Definitions())
+        found = merge.groups(_read_into(reading, paths, options, stdin, stats, encode))
         papers = [group for group in found if len(group) > 1]
         stats.merged = stats.read - len(found)
         found.clear()
         copies = {position for group in papers for position in group}
-        singles = (raw.get_bytes(i) for i in range(stats.read) if i not in copies)
+        reading.keep_read(copies)
+        where = reading.where
+        singles = [i for i in range(stats.read) if i not in copies]
+        todo = (raw.get_bytes(where[i]) for i in singles if where[i] >= 0)
         warn = _warnings(options)
+        definitions = reading.definitions
         unusable = definitions.unusable()
         if unusable:
             if warn is not None:
                 for line in definitions.warnings():
                     warn(line)
-            singles = (record_bytes(expanded(record_of(data), unusable)) for data in singles)
+            todo = (record_bytes(expanded(record_of(data), unusable)) for data in todo)
         merged = (
-            record_bytes(expanded(merge.merge_group([raw.get(i) for i in group], warn), unusable))
+            record_bytes(
+                expanded(merge.merge_group([raw.get(where[i]) for i in group], warn), unusable)
+            )
             for group in papers
         )
         unique = stats.read - len(copies) + len(papers)
-        prepared = _prepared(itertools.chain(singles, merged), options, encode)
+        extracted = _prepared(itertools.chain(todo, merged), options, encode)
         bases: list[tuple[str, str]] = []
         owns: dict[int, OwnKey] = {}
         lookalikes: list[merge.Lookalike] = []
         derived = 0
         parents: set[str] = set()
         texts: list[str] = []
-        for item in prepared:
+        indices: list[int] = []
+        for index, item in _in_order(singles, reading, extracted):
             if len(bases) == unique:
                 raise RuntimeError("an extraction stage yielded more records than it got")
             if item.own is not None:
                 owns[len(bases)] = item.own
-            done.add_bytes(item.data)
+            if index < 0:
+                index = len(done.offsets)
+                done.add_bytes(item.data)
+            indices.append(index)
             bases.append((item.id, item.base_key))
             lookalikes.append(item.lookalike)
             derived += item.title_derived
@@ -360,7 +352,7 @@ def _spool(
             if own.key != chosen[position]:
                 record_id, base = bases[position]
                 warn(_key_change(own, chosen[position], record_id in pinned, base == own.key))
-    return Spooled(stats, chosen, done, range(unique), frozenset(parents), definitions)
+    return Spooled(stats, chosen, done, indices, frozenset(parents), reading.definitions)
 
 
 class OwnKey(NamedTuple):
@@ -381,21 +373,221 @@ def _key_change(own: OwnKey, key: str, pinned: bool, usable: bool) -> str:
     return f"warning: {own.where}: key {own.key!r} -> {key!r} ({why})"
 
 
+@dataclass
+class _Reading:
+    """Where each record read so far is: kept as read in `raw` (`where` >= 0: its index
+    there), or extracted ahead by a worker (`where` < 0: `-1 - n`, `ahead[n]`), what `encode`
+    made of it in `done` at `ahead_at[n]`; a record whose part could not be extracted ahead
+    has `ahead[n]` None. `parts` tells where those records can be read again."""
+
+    raw: Spool
+    done: Spool
+    definitions: Definitions
+    where: list[int] = field(default_factory=list)
+    ahead: list[Prepared | None] = field(default_factory=list)
+    ahead_at: list[int] = field(default_factory=list)
+    parts: list[_Ahead] = field(default_factory=list)
+
+    def keep(self, record: Record) -> list[str]:
+        """Keep a record read here; its identities."""
+        self.where.append(len(self.raw.offsets))
+        self.raw.add(record)
+        self.definitions.add(record.latex)
+        return merge.identities(record)
+
+    def keep_ahead(self, part: _Ahead, data: list[bytes], done: list[Plain] | None) -> None:
+        """Keep what a worker made of the records of a part it read: `data` what `encode`
+        made of each, `done` the rest of each `Prepared` (None: it could not make them)."""
+        self.parts.append(part)
+        first, at = len(self.ahead), len(self.done.offsets)
+        self.where.extend(range(-1 - first, -1 - first - part.total, -1))
+        if done is None:
+            self.ahead.extend(itertools.repeat(None, part.total))
+            self.ahead_at.extend(itertools.repeat(-1, part.total))
+            return
+        self.done.add_all(data)
+        self.ahead.extend(Prepared.of_plain(plain, b"") for plain in done)
+        self.ahead_at.extend(range(at, at + part.total))
+
+    def keep_read(self, copies: Collection[int]) -> None:
+        """Read again, and keep as read, the records extracted ahead that are copies of a
+        paper (they are merged first) or that could not be extracted ahead: each part that
+        holds one is parsed once more, here."""
+        for part in self.parts:
+            span = range(part.first, part.first + part.total)
+            wanted = [i for i in span if i in copies or self.ahead[-1 - self.where[i]] is None]
+            if not wanted:
+                continue
+            records = list(paperlist.parse(part.read(), part.listing))
+            for i in wanted:
+                self.where[i] = len(self.raw.offsets)
+                self.raw.add(_stripped(records[i - part.first], None))
+
+
+class _Ahead(NamedTuple):
+    """A part of a paper list that a worker read and extracted ahead: its list, where it is
+    (`Part` without its bytes, their length), the first record read from it and their total."""
+
+    source: bytes | Path
+    listing: paperlist.Listing
+    part: paperlist.Part
+    size: int
+    first: int
+    total: int
+
+    def read(self) -> paperlist.Part:
+        """The part with its bytes, read again."""
+        if isinstance(self.source, bytes):
+            data = self.source[self.part.offset : self.part.offset + self.size]
+        else:
+            with self.source.open("rb") as handle:
+                handle.seek(self.part.offset)
+                data = handle.read(self.size)
+        return self.part._replace(data=data)
+
+
+def _in_order(
+    singles: Iterable[int], reading: _Reading, extracted: Iterator[Prepared]
+) -> Iterator[tuple[int, Prepared]]:
+    """Every unique paper's `Prepared`, in the order of one process (the records read once,
+    in read order, then the merged papers), with the index in `done` of what was extracted
+    ahead (-1 for the rest, which come from `extracted` in the same order)."""
+    where, ahead, ahead_at = reading.where, reading.ahead, reading.ahead_at
+    for i in singles:
+        at = where[i]
+        if at < 0:
+            found = ahead[-1 - at]
+            assert found is not None
+            yield ahead_at[-1 - at], found
+        else:
+            item = next(extracted, None)
+            if item is None:  # a stage dropped records: the caller counts them
+                return
+            yield -1, item
+    for item in extracted:
+        yield -1, item
+
+
 def _read_into(
-    raw: Spool,
+    reading: _Reading,
     paths: Sequence[Path],
     options: ConvertOptions,
     stdin: BinaryIO | None,
     stats: Stats,
-    definitions: Definitions,
+    encode: Encoder,
 ) -> Iterator[list[str]]:
-    """The identities of every record read, each record kept in `raw` until its paper's
+    """The identities of every record read, each record kept (`reading`) until its paper's
     copies are known (`merge.groups` needs every identity); `definitions` gets the
-    `@preamble`s and `@string`s of `.bib` inputs."""
-    for record in _read_all(paths, options, stdin, stats):
-        raw.add(record)
-        definitions.add(record.latex)
-        yield merge.identities(record)
+    `@preamble`s and `@string`s of `.bib` inputs. A long paper list is read and extracted
+    ahead in worker processes when `jobs` says so (`_read_list`)."""
+    warn = _warnings(options)
+    for path in paths:
+        stats.files += 1
+        stats.inputs.append(str(path))
+        opened = readers.open_input(path, fmt=options.source_format, stdin=stdin)
+        if opened.fmt == "paperlist" and _ahead(options):
+            for identities in _read_list(opened, options, warn, reading, encode):
+                stats.read += 1
+                yield identities
+            continue
+        records = readers.read_input(
+            opened,
+            venue=options.venue,
+            year=options.year,
+            report=warn,
+            venue_title=options.venue_title,
+        )
+        for record in records:
+            stats.read += 1
+            yield reading.keep(_stripped(record, warn))
+
+
+def _ahead(options: ConvertOptions) -> bool:
+    """Whether paper lists are read and extracted ahead, in workers: with `jobs` > 1 and no
+    lookups (they must come after the stages, in this process)."""
+    return options.jobs > 1 and not options.lookups and parallel.can_fork()
+
+
+LIST_PART = 4 * parallel.BATCH
+"""Paragraphs of a paper list a worker reads and extracts at once (`paperlist.split`)."""
+
+
+def _read_list(
+    opened: readers.Input,
+    options: ConvertOptions,
+    warn: Report | None,
+    reading: _Reading,
+    encode: Encoder,
+) -> Iterator[list[str]]:
+    """The identities of a paper list's records, in order, each record kept in `reading`.
+
+    The list is cut into parts here (`paperlist.split`, a scan of its bytes); when it has
+    `PARALLEL_AFTER` paragraphs or more, each part is read, and its records extracted and
+    encoded ahead, in a worker process, before anyone knows which records are copies of one
+    paper: those few are read again and merged first (`_Reading.keep_read`). Warnings are
+    told here, in order; under `strict` the first is the error it is in one process. A part
+    whose stages fail is read again too, so that the error comes where it comes in one
+    process."""
+    source = opened.source
+    listing, parts = paperlist.split(
+        source,
+        opened.name,
+        venue=options.venue,
+        year=options.year,
+        venue_title=options.venue_title,
+        report=warn,
+        size=LIST_PART,
+    )
+    enough = -(-PARALLEL_AFTER // LIST_PART)  # parts of a list worth the workers
+    head = list(itertools.islice(parts, enough))
+    if len(head) < enough:
+        for part in head:
+            for record in paperlist.parse(part, listing):
+                yield reading.keep(_stripped(record, warn))
+        return
+    strict, stages, texts = options.strict, options.stages, bool(options.pinned)
+
+    def work(part: paperlist.Part) -> bytes:
+        records, read = [], []
+        for record in paperlist.parse(part, listing):
+            told: list[str] = []
+            record = _stripped(record, strict_report if strict else told.append)
+            records.append(record)
+            read.append((merge.identities(record), told))
+        data: list[bytes] = []
+        done: list[Plain] = []
+        try:
+            for item in _prepare(_extract(records, stages), encode, texts):
+                data.append(item.data)
+                done.append(item.plain())
+        except BibError:
+            return marshal.dumps((read, [], None))  # told when read again, as in one process
+        if len(done) != len(records):
+            raise RuntimeError("an extraction stage did not yield one record for each")
+        return marshal.dumps((read, data, done))
+
+    sent: collections.deque[tuple[paperlist.Part, int]] = collections.deque()
+
+    def sending(parts: Iterable[paperlist.Part]) -> Iterator[paperlist.Part]:
+        for part in parts:
+            sent.append((part._replace(data=b""), len(part.data)))
+            yield part
+
+    def arrived() -> Iterator[tuple[list[str], list[str]]]:
+        results = parallel.ordered_map(work, sending(itertools.chain(head, parts)), options.jobs)
+        for blob in results:
+            read, data, done = marshal.loads(blob)
+            part, size = sent.popleft()
+            first = len(reading.where)
+            reading.keep_ahead(_Ahead(source, listing, part, size, first, len(read)), data, done)
+            yield from read
+
+    records = arrived()
+    for identities, told in options.progress(records) if options.progress else records:
+        if warn is not None:
+            for message in told:
+                warn(message)
+        yield identities
 
 
 def _prepared(
@@ -411,8 +603,9 @@ def _prepared(
         return workers.run(
             lambda batch: _prepare(_extract(map(record_of, batch), stages), encode, texts),
             records,
+            PREPARED,
         )
-    extracted = workers.run(lambda batch: _extract(map(record_of, batch), stages), records)
+    extracted = workers.run(lambda batch: _extract(map(record_of, batch), stages), records, RECORDS)
     return _prepare(_extract(extracted, lookups), encode, texts)
 
 
@@ -446,6 +639,44 @@ class Prepared(NamedTuple):
     parent: str = ""
     text_id: str = ""
 
+    def plain(self) -> Plain:
+        """All but `data`, as plain tuples and strings, which `marshal` writes (`PREPARED`)."""
+        own = tuple(self.own) if self.own is not None else None
+        lookalike = tuple(self.lookalike)
+        return (self.id, self.base_key, self.title_derived, lookalike, own, self.parent,
+                self.text_id)  # fmt: skip
+
+    @classmethod
+    def of_plain(cls, plain: Plain, data: bytes) -> Prepared:
+        """The `Prepared` that `plain` gave, with `data`."""
+        record_id, base_key, derived, lookalike, own, parent, text_id = plain
+        return cls(record_id, base_key, derived, merge.Lookalike(*lookalike), data,
+                   OwnKey(*own) if own is not None else None, parent, text_id)  # fmt: skip
+
+
+Plain = tuple[str, str, bool, tuple[str, ...], tuple[str, ...] | None, str, str]
+"""A `Prepared` but its `data` as `marshal` writes it."""
+
+
+class Codec(NamedTuple, Generic[Done]):
+    """How a worker's results for one batch travel back: `pack` makes bytes of them, `unpack`
+    gives them back. Pickling namedtuples rebuilds each through its Python `__new__` (27 µs
+    a record for `Prepared`, in the parent); one `marshal` blob of plain tuples a batch
+    costs 3 µs to read."""
+
+    pack: Callable[[Iterable[Done]], bytes]
+    unpack: Callable[[bytes], Iterable[Done]]
+
+
+PREPARED: Codec[Prepared] = Codec(
+    lambda done: marshal.dumps([(item.plain(), item.data) for item in done]),
+    lambda data: itertools.starmap(Prepared.of_plain, marshal.loads(data)),
+)
+RECORDS: Codec[Record] = Codec(
+    lambda done: marshal.dumps(list(map(record_bytes, done))),
+    lambda data: map(record_of, marshal.loads(data)),
+)
+
 
 PARALLEL_AFTER = 2_000
 """Records read before worker processes pay: below this, starting them (forking, each
@@ -464,10 +695,13 @@ class Workers:
     progress: Progress | None = None
 
     def run(
-        self, work: Callable[[Iterable[bytes]], Iterable[Done]], records: Iterable[bytes]
+        self,
+        work: Callable[[Iterable[bytes]], Iterable[Done]],
+        records: Iterable[bytes],
+        codec: Codec[Done],
     ) -> Iterator[Done]:
         """`work` over the records (`record_bytes`), in order, here or batch by batch in
-        worker processes."""
+        worker processes, whose results come back through `codec`."""
         if self.progress is not None:
             records = self.progress(records)
         records = iter(records)
@@ -477,12 +711,12 @@ class Workers:
         if len(head) < PARALLEL_AFTER:
             return iter(work(head))
 
-        def batch_work(batch: list[bytes]) -> list[Done]:
-            return list(work(batch))
+        def batch_work(batch: list[bytes]) -> bytes:
+            return codec.pack(work(batch))
 
         batches = parallel.batches(itertools.chain(head, records), PARALLEL_BATCH)
         results = parallel.ordered_map(batch_work, batches, self.jobs)
-        return itertools.chain.from_iterable(results)
+        return itertools.chain.from_iterable(map(codec.unpack, results))
 
 
 def _extract(records: Iterable[Record], extractors: Sequence[Stage]) -> Iterable[Record]:

@@ -9,6 +9,7 @@ renders of a record).
 from __future__ import annotations
 
 import marshal
+import os
 import tempfile
 from array import array
 from dataclasses import fields
@@ -54,18 +55,29 @@ class Spool:
         self.offsets.append(self._end)
         self._end += len(data)
 
+    def add_all(self, items: list[bytes]) -> None:
+        """`add_bytes` each of `items`, in one write."""
+        if self._reading:
+            raise RuntimeError("items are added before any is read back")
+        self._file.write(b"".join(items))
+        for item in items:
+            self.offsets.append(self._end)
+            self._end += len(item)
+
     def get(self, index: int, key: str | None = None) -> Record:
         """The record added `index`-th, with `key` as its citation key when given."""
         return _record(marshal.loads(self.get_bytes(index)), key)
 
     def get_bytes(self, index: int) -> bytes:
+        """The item added `index`-th: one `pread` of its bytes (a seek and a buffered read
+        cost two system calls and read a whole buffer: 4.7 µs an item read out of order,
+        against 2.8)."""
         if not self._reading:
             self._file.flush()
             self._reading = True
         start = self.offsets[index]
         end = self.offsets[index + 1] if index + 1 < len(self.offsets) else self._end
-        self._file.seek(start)
-        return self._file.read(end - start)
+        return os.pread(self._file.fileno(), end - start, start)
 
     def close(self) -> None:
         self._file.close()

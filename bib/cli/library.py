@@ -273,6 +273,7 @@ def add(
     from annotations.latex_source import with_file_preambles
     from annotations.records import assign_keys
     from bib import convert as engine
+    from bib import parallel
     from bib.cli.resolve import identifier_records
 
     paths, fetched = identifier_records(inputs)
@@ -285,6 +286,7 @@ def add(
                 year=year,
                 report=lambda m: diagnostic(f"bib: {m}"),
                 strict=strict,
+                jobs=parallel.usable_cores(),  # as `bib convert`: a long list in workers
             ),
         )
         if paths

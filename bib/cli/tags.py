@@ -16,7 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from bib import convert as engine
-from bib import settings
+from bib import parallel, settings
 from bib.cli import terminal
 from bib.errors import BibError
 from bib.extract import tags as tagging
@@ -311,6 +311,7 @@ def tags_command(
         stages=engine.tag_stages(vocab_files, max_topics, kinds, parents_setting(with_parents)),
         report=lambda message: click.echo(f"bib: {message}", err=True),
         stdin=sys.stdin.buffer,
+        jobs=parallel.usable_cores(),  # as `bib convert`: a long list is read in workers
     )
     records = engine.load(inputs, options)
     if stats and as_json:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 from bib import crossref
 from bib.errors import BibError
@@ -40,6 +40,15 @@ def format_for(path: Path | str, data: bytes | None = None) -> str:
     raise BibError(f"unknown input format '{suffix}' (use --from {'|'.join(FORMATS)})", path)
 
 
+class Input(NamedTuple):
+    """One input, opened (`open_input`): its name in messages, its format, and its bytes
+    (a paper list's file is read line by line, so it stays a path)."""
+
+    name: str
+    fmt: str
+    source: bytes | Path
+
+
 def read(
     path: Path | str,
     *,
@@ -54,6 +63,39 @@ def read(
     `venue`, `year` and `venue_title` apply to paper lists (`paperlist.read`).
 
     Warnings (`warning: FILE:LINE: ...`) go to `report`."""
+    opened = open_input(path, fmt=fmt, stdin=stdin)
+    return read_input(opened, venue=venue, year=year, report=report, venue_title=venue_title)
+
+
+def read_input(
+    opened: Input,
+    *,
+    venue: str | None = None,
+    year: int | None = None,
+    report: Callable[[str], None] | None = None,
+    venue_title: str | None = None,
+) -> Iterator[Record]:
+    """Records from one input `open_input` opened (see `read`)."""
+    if opened.fmt == "paperlist":
+        return paperlist.read(
+            opened.source,
+            opened.name,
+            venue=venue,
+            year=year,
+            venue_title=venue_title,
+            report=report,
+        )
+    source, name = opened.source, opened.name
+    assert isinstance(source, bytes)
+    if opened.fmt == "bibtex":
+        records = bibtex.read(source, name, report=report)
+        return crossref.resolve(records, report) if crossref.mentions(source) else records
+    return csljson.read(source, name, report=report)
+
+
+def open_input(path: Path | str, *, fmt: str | None = None, stdin: BinaryIO | None = None) -> Input:
+    """One input, its format told (`fmt`) or found (suffix, content), refused when it is not
+    text (or, as a paper list, a table); `-` reads standard input (`stdin`) now."""
     if fmt is not None and fmt not in FORMATS:
         raise BibError(f"unknown input format '{fmt}' (use one of: {', '.join(FORMATS)})")
     source: bytes | Path
@@ -76,15 +118,10 @@ def read(
         head = source[:4096] if isinstance(source, bytes) else _head(source)
         refuse_binary(head, name)
         refuse_table(head, name)
-        return paperlist.read(
-            source, name, venue=venue, year=year, venue_title=venue_title, report=report
-        )
-    assert isinstance(source, bytes)
-    if fmt == "bibtex":
+    elif fmt == "bibtex":
+        assert isinstance(source, bytes)
         refuse_binary(source, name)
-        records = bibtex.read(source, name, report=report)
-        return crossref.resolve(records, report) if crossref.mentions(source) else records
-    return csljson.read(source, name, report=report)
+    return Input(name, fmt, source)
 
 
 def _head(path: Path) -> bytes:

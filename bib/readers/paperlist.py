@@ -7,17 +7,21 @@ with a `## Title` heading or a `Title:` line and carry `Authors:` and `URL:` lin
 be numbered (`1.`, `[1]`). When a file uses title markers an entry runs from one marker to
 the next; otherwise each paragraph is an entry. Hard line breaks inside an abstract are
 joined; everything else in the abstract is kept verbatim.
+
+`read` gives a list's records in one go; `split` cuts a list into `Part`s of whole entries by
+a cheap scan of its bytes, and `parse` turns each part into the same records `read` gives for
+it, in any process (`bib.convert` parses the parts of a long list in worker processes).
 """
 
 from __future__ import annotations
 
 import io
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 from bib import venues
 from bib.errors import BibError
@@ -72,13 +76,14 @@ def _open(source: bytes | Path, path: str) -> BinaryIO:
         raise BibError(f"cannot read: {exc.strerror}", path) from None
 
 
-def _lines(source: bytes | Path, path: str) -> Iterator[str]:
-    """Decoded lines, one at a time, so that a long list is never held twice in memory.
+def _lines(source: bytes | Path, path: str, first: int = 1) -> Iterator[str]:
+    """Decoded lines, one at a time, so that a long list is never held twice in memory;
+    `first` is the number of the first line (a `Part` starts anywhere).
 
     A BOM and CR line ends are dropped; a byte that is not UTF-8 is an error naming its line.
     """
     with _open(source, path) as handle:
-        for number, raw in enumerate(handle, 1):
+        for number, raw in enumerate(handle, first):
             if number == 1:
                 raw = raw.removeprefix(b"\xef\xbb\xbf")
             try:
@@ -108,11 +113,12 @@ def _uses_markers(source: bytes | Path, path: str) -> bool:
     return False
 
 
-def _paragraphs(lines: Iterable[str]) -> Iterator[tuple[int, list[str]]]:
-    """(first line number, lines) of each blank-line separated block, read lazily."""
+def _paragraphs(lines: Iterable[str], first: int = 1) -> Generator[tuple[int, list[str]]]:
+    """(first line number, lines) of each blank-line separated block, read lazily; `first`
+    is the number of the first line (as `_lines` yields them: a lone CR starts a line)."""
     block: list[str] = []
     start = 0
-    for number, line in enumerate(lines, 1):
+    for number, line in enumerate(lines, first):
         line = line.strip()
         if line:
             if not block:
@@ -229,6 +235,30 @@ def _link_fields(url: str) -> dict[str, object]:
     return fields
 
 
+class Listing(NamedTuple):
+    """What every entry of one paper list shares: where it is, the record each entry starts
+    from (venue, year, proceedings), whether entries start at title markers, and whether the
+    list starts with a header line."""
+
+    path: str
+    shared: Record
+    uses_markers: bool
+    header: bool
+
+
+class Part(NamedTuple):
+    """Whole entries of a paper list, as read (`split`): the bytes of their lines, the
+    number of the first of them as a file counts lines (for errors) and as `read` counts
+    them (a lone CR starts a line there), whether they start with the header line, and
+    where their bytes start in the list's."""
+
+    data: bytes
+    line: int
+    logical: int
+    header: bool
+    offset: int = 0
+
+
 def read(
     source: bytes | Path,
     path: str | Path,
@@ -243,9 +273,53 @@ def read(
     `report` hears of a venue the table does not know."""
     path = str(path)
     blocks = _paragraphs(_lines(source, path))
+    listing, first = _begin(source, path, blocks, venue, year, venue_title, report)
+    yield from _records(_entries(chain([first], blocks), listing.uses_markers), listing)
+
+
+def split(
+    source: bytes | Path,
+    path: str | Path,
+    *,
+    venue: str | None = None,
+    year: int | None = None,
+    venue_title: str | None = None,
+    report: Callable[[str], None] | None = None,
+    size: int = 256,
+) -> tuple[Listing, Iterator[Part]]:
+    """A paper list (as `read` takes it) as `Part`s of about `size` entries each, cut by a
+    scan of the bytes; `parse` makes of each what `read` makes of those lines. The header
+    is read here (its errors and its venue warning come here, as `read`'s come first)."""
+    path = str(path)
+    blocks = _paragraphs(_lines(source, path))
+    listing, _ = _begin(source, path, blocks, venue, year, venue_title, report)
+    blocks.close()
+    return listing, _parts(source, path, listing, size)
+
+
+def parse(part: Part, listing: Listing) -> Iterator[Record]:
+    """The records of one `Part` of the list `listing` tells of (`split`)."""
+    blocks = _paragraphs(_lines(part.data, listing.path, part.line), part.logical)
+    if part.header:
+        next(blocks)
+    return _records(_entries(blocks, listing.uses_markers), listing)
+
+
+def _begin(
+    source: bytes | Path,
+    path: str,
+    blocks: Iterator[tuple[int, list[str]]],
+    venue: str | None,
+    year: int | None,
+    venue_title: str | None,
+    report: Callable[[str], None] | None,
+) -> tuple[Listing, tuple[int, list[str]]]:
+    """What the list's entries share, and its first entry's block (the header taken from
+    `blocks`); an error for a list without entries, venue or year."""
     first = next(blocks, None)
     header_venue = header_year = None
-    if first is not None and _is_header(first[1]):
+    header = first is not None and _is_header(first[1])
+    if first is not None and header:
         header_venue, header_year = parse_header(first[1][0])
         first = next(blocks, None)
     if first is None:
@@ -254,8 +328,54 @@ def read(
     # what every record of the list shares, copied for each (a third of the cost of
     # building each Record from its arguments)
     shared = Record(id="", entry_type=EntryType.INPROCEEDINGS, **common)  # type: ignore[arg-type]
-    uses_markers = _uses_markers(source, path)
-    for entry in _entries(chain([first], blocks), uses_markers):
+    return Listing(path, shared, _uses_markers(source, path), header), first
+
+
+def _parts(source: bytes | Path, path: str, listing: Listing, size: int) -> Iterator[Part]:
+    """The list's lines in parts of about `size` paragraphs, each cut before a line that
+    surely starts an entry (`_starts_entry`) after a blank line."""
+    with _open(source, path) as handle:
+        lines: list[bytes] = []
+        logical = 0  # the number of the line last read, as `_lines` counts
+        offset = 0  # where that line starts
+        start = Part(b"", 1, 1, listing.header)
+        paragraphs = 0
+        after_blank = True
+        for line, raw in enumerate(handle, 1):
+            logical += 1
+            if b"\r" in raw:  # a lone CR ends a line in `_lines`
+                logical += raw.rstrip(b"\n").removesuffix(b"\r").count(b"\r")
+            blank = not raw.strip()
+            if after_blank and not blank:
+                if paragraphs >= size and _starts_entry(raw, listing.uses_markers):
+                    yield start._replace(data=b"".join(lines))
+                    lines, paragraphs = [], 0
+                    start = Part(b"", line, logical, False, offset)
+                paragraphs += 1
+            after_blank = blank
+            lines.append(raw)
+            offset += len(raw)
+        if lines:
+            yield start._replace(data=b"".join(lines))
+
+
+def _starts_entry(raw: bytes, uses_markers: bool) -> bool:
+    """Whether a line after a blank one starts an entry as `_entries` reads it: a line that
+    is not blank (in Unicode's sense) and, in a list of title markers, a marker. False when
+    unsure (a CR inside, a byte that is not UTF-8: the part then runs on)."""
+    body = raw.rstrip(b"\n").removesuffix(b"\r")
+    if b"\r" in body:
+        return False
+    try:
+        text = body.decode("utf-8").strip()
+    except UnicodeDecodeError:
+        return False
+    return bool(text) and (not uses_markers or _is_marker(text))
+
+
+def _records(entries: Iterable[_Entry], listing: Listing) -> Iterator[Record]:
+    path, shared = listing.path, listing.shared
+    for entry in entries:
         abstract = " ".join(entry.text).strip()
         if not abstract and not entry.title:
             raise BibError("entry has no text", path, entry.line)
@@ -266,7 +386,7 @@ def read(
             arxiv_id=str(links.get("arxiv_id", "")),
             abstract=abstract,
             title=entry.title,
-            year=common["year"],  # type: ignore[arg-type]
+            year=shared.year,
             authors=authors,
         )
         yield evolve(
