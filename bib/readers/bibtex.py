@@ -21,6 +21,7 @@ from bib.latex import decoder, from_latex
 from bib.latex.fastlatex import decode_common
 from bib.latex.fromlatex import prepare
 from bib.latex.source import CONTAINERS, held, references
+from bib.latex.tables import _LIGATURE, _LIGATURE_SHOWN
 from bib.readers import bibtex_syntax, names
 from bib.readers.paperlist import decode
 from bib.readers.roundtrip import merge_links, split_note
@@ -47,8 +48,8 @@ _CONSUMED = frozenset(
 # `key` only tells BibTeX styles how to label and sort an authorless entry; the writer
 # derives it again (from the method name or title), so it is not kept as an extra field.
 _MATH = re.compile(r"(\$\$.+?\$\$|\$(?:\\.|[^$\\])+\$|\\\(.+?\\\)|\\\[.+?\\\])", re.DOTALL)
-_LATEX = re.compile(r"[\\{}$~]|--")
-"""What makes a value LaTeX rather than plain text (`~` a tie, `--` a dash)."""
+_LATEX = re.compile(r"[\\{}$~`]|--|''")
+"""What makes a value LaTeX rather than plain text (`~` a tie, `--` a dash, TeX's quotes)."""
 _URL_CMD = re.compile(r"\\(?:url|href)\s*\{([^{}]*)\}(?:\{([^{}]*)\})?")
 
 
@@ -81,9 +82,13 @@ def _decoded(value: str, fast: Callable[[str], str | None]) -> str:
             out.append(decoder("verbatim").latex_to_text(part) if common is None else common)
         else:
             plain = part.replace("{", "").replace("}", "").replace("~", " ")
-            out.append(plain.replace("---", "\u2014").replace("--", "\u2013"))
+            out.append(_LIGATURE.sub(_ligature, plain))
     text = "".join(out).replace("\xa0", " ")
     return " ".join(text.split())
+
+
+def _ligature(m: re.Match[str]) -> str:
+    return _LIGATURE_SHOWN[m.group()]
 
 
 class Decoding:
