@@ -25,7 +25,7 @@ SUBTYPE_FIELD = "entrysubtype"
 
 class TypeRow(NamedTuple):
     """One biblatex type: its CSL type, its BibTeX fallback, where its container title and
-    its publisher go."""
+    its publisher go, and the CSL variable its `number` is."""
 
     csl: str
     bibtex: str
@@ -33,6 +33,7 @@ class TypeRow(NamedTuple):
     container: str
     publisher: str
     biblatex_publisher: str
+    number: str
 
 
 class BibType(NamedTuple):
@@ -71,6 +72,7 @@ def tables() -> Tables:
             container=row.get("container", ""),
             publisher=row.get("publisher", "publisher"),
             biblatex_publisher=row.get("biblatex_publisher", row.get("publisher", "publisher")),
+            number=row.get("number", "number"),
         )
         for name, row in data["types"].items()
         if name != "about"
