@@ -24,7 +24,7 @@ from bib.latex.source import CONTAINERS, held, references
 from bib.latex.tables import _LIGATURE, _LIGATURE_SHOWN
 from bib.readers import bibtex_syntax, names
 from bib.readers.paperlist import decode
-from bib.readers.roundtrip import merge_links, split_note
+from bib.readers.roundtrip import merge_links, split_note, without_derived_key
 from bib.record import (
     Author,
     EntryType,
@@ -43,10 +43,10 @@ from bib.resolve.provenance import provenance_of, without_provenance
 _CONSUMED = frozenset(
     "ENTRYTYPE ID title author booktitle journal journaltitle eventtitle publisher series "  # noqa: SIM905
     "year abstract url doi eprint archiveprefix eprinttype primaryclass keywords "
-    "note key entrytype".split()
+    "note entrytype".split()
 )
-# `key` only tells BibTeX styles how to label and sort an authorless entry; the writer
-# derives it again (from the method name or title), so it is not kept as an extra field.
+# `key` (how BibTeX styles label and sort an authorless entry) is the user's: an extra field,
+# written back verbatim; the BibTeX writer derives one only for a record without it.
 _MATH = re.compile(r"(\$\$.+?\$\$|\$(?:\\.|[^$\\])+\$|\\\(.+?\\\)|\\\[.+?\\\])", re.DOTALL)
 _LATEX = re.compile(r"[\\{}$~`]|--|''")
 """What makes a value LaTeX rather than plain text (`~` a tie, `--` a dash, TeX's quotes)."""
@@ -210,7 +210,7 @@ def _record(entry: dict[str, str], path: str, line: int, decoding: Decoding) -> 
         extra = tuple(sorted((*extra, ("date", span))))
     if implied_kind and "type" not in entry:
         extra = tuple(sorted((*extra, ("type", implied_kind))))
-    return Record(
+    record = Record(
         id=record_id(
             doi=doi,
             arxiv_id=arxiv_id,
@@ -240,6 +240,7 @@ def _record(entry: dict[str, str], path: str, line: int, decoding: Decoding) -> 
         fields=extra,
         sources=(Source(path, line),),
     )
+    return without_derived_key(record) if "key" in entry else record
 
 
 def read(
