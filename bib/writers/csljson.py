@@ -141,6 +141,8 @@ def _item(prepared: Prepared) -> dict[str, Any]:
     if (variables := venues.get(venue)) is None:
         variables = venues[venue] = _venue_variables(*venue[1:])
     out.update(variables)
+    if record.series and "collection-title" in out:
+        out["collection-title"] = types.printed_series(record.entry_type, out["collection-title"])
     if record.year is not None:
         out["issued"] = {"date-parts": [[record.year]]}
     if record.doi and (value := clean(record.doi)):

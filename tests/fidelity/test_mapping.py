@@ -323,3 +323,34 @@ def test_many_types_collapse_to_csl_document(tmp_path, bibtype):
     source.write_text(f"@{bibtype}{{k, title={{T}}, year={{2001}}}}\n", encoding="utf-8")
     [item] = json.loads(writers.render(_records(source), "csl-json"))
     assert item["type"] == types.csl_type(EntryType(bibtype)) != "document"
+
+
+@pytest.mark.parametrize(
+    ("series", "printed"),
+    [("newseries", "new series"), ("oldseries", "old series"), ("3", "3rd series")],
+)
+def test_a_journals_series_key_was_written_as_the_key(
+    tmp_path, require, unavailable, series, printed
+):
+    """An article's `series = {newseries}` or `3` reached CSL as "newseries", "3": biblatex
+    prints a bibstring's text and an integer as an ordinal with "series" (biblatex.def's
+    `series` format for articles; english.lbx's strings, kpsewhich'd), as pandoc does."""
+    require("kpsewhich")
+    found = subprocess.run(["kpsewhich", "english.lbx"], capture_output=True, text=True).stdout
+    if not found.strip():
+        unavailable("biblatex's english.lbx is not installed")
+    strings = Path(found.strip()).read_text(encoding="utf-8")
+    if not series.isdigit():
+        assert re.search(rf"^\s*{series}\s*=\s*\{{\{{{printed}\}}", strings, re.MULTILINE)
+    source = tmp_path / "in.bib"
+    source.write_text(
+        f"@article{{a, author = {{Doe, J}}, title = {{T}}, journaltitle = {{J}},"
+        f" series = {{{series}}}, volume = 2, year = 1990}}"
+        "\n@book{b, title = {T}, series = {newseries}, year = 1990}\n",
+        encoding="utf-8",
+    )
+    items = {i["id"]: i for i in json.loads(writers.render(_records(source), "csl-json"))}
+    assert (items["a"]["collection-title"], items["b"]["collection-title"]) == (
+        printed,
+        "newseries",
+    )
