@@ -339,11 +339,16 @@ def _put_extra_fields(record: Record, fields: dict[str, str], dialect: str, asci
 
 def _date_field(dialect: str, value: str, fields: dict[str, str]) -> str:
     """A whole `date`: kept for BibLaTeX; for BibTeX (which has `year`, set already) its month
-    goes into `month`, and the date is kept too when it says more (a day, a range), which
-    BibTeX ignores and the record reads back."""
+    goes into `month`, a range of years into `year`, and the date is kept too when it says
+    more (a day, a range within a year), which BibTeX ignores and the record reads back."""
     if dialect == "biblatex":
         return value
     found = dates.parts(value)
+    if found and len(found) > 1 and found[0][0] != found[1][0]:
+        # a range of years: `year = {1965--1981}`, which BibTeX styles print as the span
+        # (a first month would read as the whole range's); the date only when it says more
+        fields["year"] = f"{found[0][0]}--{found[1][0]}"
+        return value if any(len(date) > 1 for date in found) else ""
     if found and len(found[0]) > 1 and "month" not in fields:
         fields["month"] = _MONTH_NAMES[found[0][1] - 1]
     if found and (len(found) > 1 or len(found[0]) > 2):
