@@ -346,9 +346,12 @@ def _date_field(dialect: str, value: str, fields: dict[str, str]) -> str:
     found = dates.parts(value)
     if found and len(found) > 1 and found[0][0] != found[1][0]:
         # a range of years: `year = {1965--1981}`, which BibTeX styles print as the span
-        # (a first month would read as the whole range's); the date only when it says more
-        fields["year"] = f"{found[0][0]}--{found[1][0]}"
-        return value if any(len(date) > 1 for date in found) else ""
+        # (a first month would read as the whole range's), unless the input wrote its own;
+        # the date only when it says more than the year does
+        if fields.get("year", "").isdigit():
+            fields["year"] = f"{found[0][0]}--{found[1][0]}"
+        months = any(len(date) > 1 for date in found)
+        return value if months or dates.year_range(fields.get("year", "")) is None else ""
     if found and len(found[0]) > 1 and "month" not in fields:
         fields["month"] = _MONTH_NAMES[found[0][1] - 1]
     if found and (len(found) > 1 or len(found[0]) > 2):
