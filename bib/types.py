@@ -25,7 +25,7 @@ SUBTYPE_FIELD = "entrysubtype"
 
 class TypeRow(NamedTuple):
     """One biblatex type: its CSL type, its BibTeX fallback, where its container title and
-    its publisher go."""
+    its publisher go, and the CSL variable its `number` is."""
 
     csl: str
     bibtex: str
@@ -33,6 +33,7 @@ class TypeRow(NamedTuple):
     container: str
     publisher: str
     biblatex_publisher: str
+    number: str
 
 
 class BibType(NamedTuple):
@@ -56,6 +57,7 @@ class Tables(NamedTuple):
     genres: dict[str, str]
     csl: dict[str, CslType]
     csl_back: dict[tuple[EntryType, str], str]
+    journal_series: dict[str, str]
 
 
 @cache
@@ -71,6 +73,7 @@ def tables() -> Tables:
             container=row.get("container", ""),
             publisher=row.get("publisher", "publisher"),
             biblatex_publisher=row.get("biblatex_publisher", row.get("publisher", "publisher")),
+            number=row.get("number", "number"),
         )
         for name, row in data["types"].items()
         if name != "about"
@@ -95,6 +98,7 @@ def tables() -> Tables:
         genres={key: text for key, text in data["genres"].items() if key != "about"},
         csl=csl,
         csl_back={(t.entry_type, t.subtype): name for name, t in csl.items() if t.subtype},
+        journal_series={k: v for k, v in data["journal_series"].items() if k != "about"},
     )
 
 
@@ -123,6 +127,22 @@ def from_csl(name: str) -> CslType:
 
 def row(entry_type: EntryType) -> TypeRow:
     return tables().rows[entry_type]
+
+
+_JOURNALS = frozenset({EntryType.ARTICLE, EntryType.PERIODICAL})
+
+
+def printed_series(entry_type: EntryType, series: str) -> str:
+    """A series as biblatex prints it: a journal's `newseries` is "new series", its `3` the
+    "3rd series" (biblatex.def, english.lbx); any other series as it stands."""
+    if entry_type not in _JOURNALS:
+        return series
+    if series.isdigit():
+        number = int(series)
+        tens = number % 100
+        suffix = "th" if 10 < tens < 20 else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+        return f"{number}{suffix} series"
+    return tables().journal_series.get(series, series)
 
 
 def csl_type(entry_type: EntryType, subtype: str = "") -> str:

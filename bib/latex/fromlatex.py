@@ -11,7 +11,7 @@ from pylatexenc import latexwalker, macrospec
 
 from bib.latex.fastlatex import decode_common
 from bib.latex.markup import _STOP, clean
-from bib.latex.tables import _RECORD_ESCAPES, _STYLE_COMMANDS
+from bib.latex.tables import _HOLOGO, _MACRO_TEXT, _RECORD_ESCAPES, _STYLE_COMMANDS
 from bib.latex.tolatex import to_latex
 from bib.latex.totext import KeepingText, _typeset, decoder, to_text
 
@@ -29,14 +29,77 @@ _SORT_ONLY = re.compile(r"\\(?:noopsort|SortNoop|sortnoop)\s*\{[^{}]*\}")
 """`{\\noopsort{1973c}}1981`: a sort key that styles define to print nothing (xampl.bib)."""
 
 
+_GROUP_ACCENT = re.compile(r"(\\[`'^\"~=.uvHckrdb]\s*\{)([A-Za-z])([A-Za-z][^{}\\]*)\}")
+"""An accent over a group of letters (`Ry\\'{cko}`): TeX's `\\accent` sets it over the first."""
+_HOLOGO_NAME = re.compile(r"\\hologo\s*\{([A-Za-z0-9]+)\}")
+"""hologo.sty's `\\hologo{pdfTeX}`: the logo it names."""
+_SINGLE_QUOTES = re.compile(r"(?<![`\\!?])`(?!`)(?:([^`]*?)(?<!\\)'(?![A-Za-z']))?")
+"""TeX's single quotes, `` `x' ``, or an opening one alone: U+2018 x U+2019 and U+2018, as TeX
+prints them (a double `` `` `` and `''` are ligatures of their own, an apostrophe stays)."""
+_QUOTE_COMMAND = re.compile(r"\\(?:enquote|mkbibquote)\s*\{")
+"""csquotes' `\\enquote{x}` and biblatex's `\\mkbibquote{x}`: x in double quotes, in single
+ones inside another."""
+
+
 def prepare(latex: str) -> str:
-    """The macros that a BibTeX value's own file defines in its `@preamble`, read as the
-    file means them: `\\path|x|` is `\\url{x}`, a sort key prints nothing."""
+    """The macros that a BibTeX value's own file defines in its `@preamble` or takes from a
+    package, read as the file means them: `\\path|x|` is `\\url{x}`, a sort key prints
+    nothing, `\\hologo{X}` is the logo X, `\\enquote{x}` is quoted; and what TeX itself
+    prints otherwise than a character a time: an accent over a group, single quotes."""
     if "\\path" in latex:
         latex = _PATH.sub(_path_url, latex)
     if "oop" in latex:
         latex = _SORT_ONLY.sub("", latex)
+    if "\\hologo" in latex:
+        latex = _HOLOGO_NAME.sub(_logo, latex)
+    if "quote" in latex:
+        latex = _quoted(latex)
+    if "`" in latex:
+        latex = _SINGLE_QUOTES.sub(_single_quotes, latex)
+    if "{" in latex and "\\" in latex:
+        latex = _GROUP_ACCENT.sub(r"\1\2}\3", latex)
     return latex
+
+
+def _logo(m: re.Match[str]) -> str:
+    name = m.group(1)
+    return _HOLOGO.get(name) or ("\\" + name + "{}" if name in _MACRO_TEXT else name)
+
+
+def _single_quotes(m: re.Match[str]) -> str:
+    if m.group(1) is None:
+        return "\\textquoteleft{}"
+    return "\\textquoteleft{}" + m.group(1) + "\\textquoteright{}"
+
+
+def _quoted(latex: str) -> str:
+    """`\\enquote{x}` -> `\\textquotedblleft{}x\\textquotedblright{}`, nested ones single, in
+    one pass: each brace closes what it opened (a quote or a group)."""
+    out: list[str] = []
+    opened: list[bool] = []  # per open brace: whether a quote command opened it
+    pos, quotes = 0, 0
+    for m in _QUOTE_OR_BRACE.finditer(latex):
+        out.append(latex[pos : m.start()])
+        pos = m.end()
+        token = m.group()
+        if token == "{":
+            opened.append(False)
+            out.append(token)
+        elif token == "}":
+            if opened and opened.pop():
+                quotes -= 1
+                out.append("\\textquotedblright{}" if quotes % 2 == 0 else "\\textquoteright{}")
+            else:
+                out.append(token)
+        else:
+            opened.append(True)
+            out.append("\\textquotedblleft{}" if quotes % 2 == 0 else "\\textquoteleft{}")
+            quotes += 1
+    out.append(latex[pos:])
+    return "".join(out)
+
+
+_QUOTE_OR_BRACE = re.compile(_QUOTE_COMMAND.pattern + r"|(?<!\\)[{}]")
 
 
 def _path_url(m: re.Match[str]) -> str:

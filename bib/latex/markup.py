@@ -78,6 +78,8 @@ _MARKED = "\\$*_`[<{}%&#~^>|-'"
 _UNMARKED = bytes(b for b in range(256) if chr(b) not in _MARKED)
 _MARKUP = frozenset(b"\\$*_`[<")  # the characters _STOP stops at
 _LATEX_SPECIALS = frozenset("".join(_LATEX_ESCAPES).encode())
+_ESCAPED = _LATEX_SPECIALS | frozenset(b"`")
+"""The marks of text that `_escape` may change: the specials and a lone backtick."""
 _BRACING = frozenset(b"\\{}")  # their escapes contain these: replacing one by one would mix
 
 
@@ -162,6 +164,8 @@ def _escape(text: str, marks: bytes | None = None) -> str:
     """Escape LaTeX specials (`marks`: `_marks(text)` when the caller has it)."""
     if marks is None:
         marks = _marks(text)
+    if b"`" in marks and _LONE_GRAVE.search(text) is not None:
+        return _escape_graves(text)
     if _LATEX_SPECIALS.isdisjoint(marks):
         return text
     if not _BRACING.isdisjoint(marks):
@@ -172,6 +176,15 @@ def _escape(text: str, marks: bytes | None = None) -> str:
         char = chr(byte)
         text = text.replace(char, _LATEX_ESCAPES[char])
     return text
+
+
+_LONE_GRAVE = re.compile(r"(?<![`!?])`(?!`)")
+"""A backtick that is no ligature (`` `` ``, `` !` ``): TeX would print an opening quote."""
+
+
+def _escape_graves(text: str) -> str:
+    """`_escape` of a text with lone backticks, each written as the character it is."""
+    return "\\textasciigrave{}".join(_escape(part) for part in _LONE_GRAVE.split(text))
 
 
 def _escape_one(m: re.Match[str]) -> str:

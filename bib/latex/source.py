@@ -48,11 +48,11 @@ _ATTRIBUTES: dict[str, Callable[[Record], str]] = {
 """Fields the reader maps onto a Record attribute, and how to read that attribute."""
 
 NOT_KEPT = frozenset(
-    "date url doi eprint archiveprefix eprinttype primaryclass file pdf key entrytype "  # noqa: SIM905
+    "date url doi eprint archiveprefix eprinttype primaryclass file pdf entrytype "  # noqa: SIM905
     "addendum".split()
 )
-"""Fields the writers rebuild from typed data (a date, identifiers, the key an authorless
-entry is labelled by, the addendum bib composes) or copy verbatim: never kept as read.
+"""Fields the writers rebuild from typed data (a date, identifiers, the addendum bib
+composes) or copy verbatim: never kept as read (an input's `key` is kept, as written).
 `year` and `month` are kept for classic BibTeX only (BibLaTeX writes a `date` and a
 month number)."""
 BIBTEX_ONLY = frozenset({"year", "month"})

@@ -211,6 +211,10 @@ pylatexenc's context and by the fast decoder alike (`bib.latex.fastlatex`). A ma
 neither this table nor pylatexenc's is kept as its name (`\\MTeX` -> `MTeX`): text is
 never deleted."""
 
+_HOLOGO = {"HanTheThanh": "H\u00e0n Th\u1ebf Th\u00e0nh"}
+"""hologo.sty's logos that are no macro of `_MACRO_TEXT` (`\\hologo{pdfTeX}` is `\\pdfTeX`'s
+text; a name in neither is its own text)."""
+
 _STYLE_COMMANDS = {
     "textbf": "bold",
     "textit": "italic",
@@ -257,6 +261,12 @@ _MATH_COMMANDS = frozenset(
     tilde bar vec dot ddot overline underline widehat widetilde mbox textrm textbf
     textit quad qquad top bot""".split()  # noqa: SIM905
 )
+
+_MATH_OPERATORS = frozenset(
+    "arccos arcsin arctan arg cos cosh cot coth csc deg det dim exp gcd hom inf ker lg lim "  # noqa: SIM905
+    "liminf limsup ln log max min Pr sec sin sinh sup tan tanh".split()
+)
+"""The LaTeX kernel's operator names: TeX sets a thin space between one and an operand."""
 
 
 _RECORD_ESCAPES = {

@@ -12,7 +12,7 @@ from importlib import resources
 
 from bib.latex.markup import (
     _ASCII_CAPITAL_INSIDE,
-    _LATEX_SPECIALS,
+    _ESCAPED,
     _MARKUP,
     _NON_ASCII,
     _URL_IN_TEXT,
@@ -57,7 +57,7 @@ def to_latex(text: str | Text, *, ascii: bool = False, protect: bool = False) ->
         out: list[str] = []
         # Without a backslash every text node is source text, so a source without LaTeX
         # specials gives text nodes without them.
-        _render_latex(prepared.nodes(), protect, out, not _LATEX_SPECIALS.isdisjoint(marks))
+        _render_latex(prepared.nodes(), protect, out, not _ESCAPED.isdisjoint(marks))
         result = "".join(out)
         if "[@" in result:  # a citation read from `\\cite{X}` is one again
             result = _CITATION.sub(_cite, result)
@@ -160,7 +160,7 @@ def _protect(text: str, marks: bytes | None = None) -> str:
         return _escape(text, marks)
     if marks is None:
         marks = _marks(text)
-    plain = _LATEX_SPECIALS.isdisjoint(marks)
+    plain = _ESCAPED.isdisjoint(marks)
     if plain and text.isascii():  # the common title: one substitution does it all
         return _ASCII_CAPITAL_INSIDE.sub(_braced, text)
     out: list[str] = []

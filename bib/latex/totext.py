@@ -19,7 +19,7 @@ from bib.latex.markup import (
     _single_spaced,
     clean,
 )
-from bib.latex.tables import _LIGATURE, _LIGATURE_SHOWN, _MACRO_TEXT
+from bib.latex.tables import _LIGATURE, _LIGATURE_SHOWN, _MACRO_TEXT, _MATH_OPERATORS
 
 
 def to_text(text: str | Text, math: MathTexts | None = None) -> str:
@@ -98,9 +98,18 @@ def _plain(nodes: list[Node], *, typeset: bool = False, math: MathTexts | None =
 
 
 def _math_text(body: str) -> str:
-    """pylatexenc's text of the math `$body$` (`\\times` -> U+00D7)."""
+    """pylatexenc's text of the math `$body$` (`\\times` -> U+00D7), with the space TeX sets
+    after an operator name before its operand (`\\log n` is `log n`, `\\log(n)` `log(n)`),
+    which pylatexenc drops with the source's space after a command."""
+    if "\\" in body:
+        body = _OPERATOR.sub(r"\\\1{} ", body)
     text: str = decoder().latex_to_text("$" + body + "$")
     return text.strip()
+
+
+_OPERATOR = re.compile(
+    r"\\(" + "|".join(sorted(_MATH_OPERATORS)) + r")(?![A-Za-z])\s*(?=[A-Za-z0-9]|\\[A-Za-z])"
+)
 
 
 class MathTexts(dict[str, str]):

@@ -21,9 +21,10 @@ from bib.latex import decoder, from_latex
 from bib.latex.fastlatex import decode_common
 from bib.latex.fromlatex import prepare
 from bib.latex.source import CONTAINERS, held, references
+from bib.latex.tables import _LIGATURE, _LIGATURE_SHOWN
 from bib.readers import bibtex_syntax, names
 from bib.readers.paperlist import decode
-from bib.readers.roundtrip import merge_links, split_note
+from bib.readers.roundtrip import merge_links, split_note, without_derived_key
 from bib.record import (
     Author,
     EntryType,
@@ -42,13 +43,13 @@ from bib.resolve.provenance import provenance_of, without_provenance
 _CONSUMED = frozenset(
     "ENTRYTYPE ID title author booktitle journal journaltitle eventtitle publisher series "  # noqa: SIM905
     "year abstract url doi eprint archiveprefix eprinttype primaryclass keywords "
-    "note key entrytype".split()
+    "note entrytype".split()
 )
-# `key` only tells BibTeX styles how to label and sort an authorless entry; the writer
-# derives it again (from the method name or title), so it is not kept as an extra field.
+# `key` (how BibTeX styles label and sort an authorless entry) is the user's: an extra field,
+# written back verbatim; the BibTeX writer derives one only for a record without it.
 _MATH = re.compile(r"(\$\$.+?\$\$|\$(?:\\.|[^$\\])+\$|\\\(.+?\\\)|\\\[.+?\\\])", re.DOTALL)
-_LATEX = re.compile(r"[\\{}$~]|--")
-"""What makes a value LaTeX rather than plain text (`~` a tie, `--` a dash)."""
+_LATEX = re.compile(r"[\\{}$~`]|--|''")
+"""What makes a value LaTeX rather than plain text (`~` a tie, `--` a dash, TeX's quotes)."""
 _URL_CMD = re.compile(r"\\(?:url|href)\s*\{([^{}]*)\}(?:\{([^{}]*)\})?")
 
 
@@ -81,9 +82,13 @@ def _decoded(value: str, fast: Callable[[str], str | None]) -> str:
             out.append(decoder("verbatim").latex_to_text(part) if common is None else common)
         else:
             plain = part.replace("{", "").replace("}", "").replace("~", " ")
-            out.append(plain.replace("---", "\u2014").replace("--", "\u2013"))
+            out.append(_LIGATURE.sub(_ligature, plain))
     text = "".join(out).replace("\xa0", " ")
     return " ".join(text.split())
+
+
+def _ligature(m: re.Match[str]) -> str:
+    return _LIGATURE_SHOWN[m.group()]
 
 
 class Decoding:
@@ -205,7 +210,7 @@ def _record(entry: dict[str, str], path: str, line: int, decoding: Decoding) -> 
         extra = tuple(sorted((*extra, ("date", span))))
     if implied_kind and "type" not in entry:
         extra = tuple(sorted((*extra, ("type", implied_kind))))
-    return Record(
+    record = Record(
         id=record_id(
             doi=doi,
             arxiv_id=arxiv_id,
@@ -235,6 +240,7 @@ def _record(entry: dict[str, str], path: str, line: int, decoding: Decoding) -> 
         fields=extra,
         sources=(Source(path, line),),
     )
+    return without_derived_key(record) if "key" in entry else record
 
 
 def read(

@@ -90,7 +90,8 @@ def _further_fields(item: dict[str, Any]) -> dict[str, str]:
     bib/data/csl_biblatex.json); a variable the table lacks keeps its CSL name, so that no
     variable is dropped."""
     table = dates.mapping()
-    article = str(item.get("type", "")).startswith("article-")
+    # a type whose biblatex `number` is its issue (an article's): CSL's number is its eid
+    article = types.row(types.from_csl(str(item.get("type", ""))).entry_type).number == "issue"
     out: dict[str, str] = {}
     for variable, value in sorted(item.items(), key=_numbers_first):
         if variable in _ATTRIBUTES or value in (None, "", [], {}):

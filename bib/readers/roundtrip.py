@@ -14,7 +14,7 @@ import re
 
 from bib.latex import Text, from_latex, to_latex, to_text
 from bib.record import Link, Record
-from bib.writers.common import DERIVED_TITLE_NOTE, LINK_LABELS
+from bib.writers.common import DERIVED_TITLE_NOTE, LINK_LABELS, label
 
 _ROLES = {label: role for role, label in LINK_LABELS.items()}
 _LINK = re.compile(
@@ -61,3 +61,15 @@ def renderings(abstract: str) -> tuple[str, str]:
     by `from_latex`) and from our CSL-JSON (its plain text)."""
     text = Text.of(abstract)
     return from_latex(to_latex(text)), to_text(text).strip()
+
+
+def without_derived_key(record: Record) -> Record:
+    """`record` without a `key` field that is the one the BibTeX writer derives for an
+    authorless record (`label`): bib's own, so an export reads back as it was written. Any
+    other `key` is the user's and stays (written back verbatim)."""
+    fields = tuple(
+        (name, value) for name, value in record.fields if name != "key" or value != label(record)
+    )
+    return (
+        record if len(fields) == len(record.fields) else dataclasses.replace(record, fields=fields)
+    )

@@ -21,7 +21,6 @@ from bib.latex import (
     escape_clean,
     link,
     to_latex,
-    to_text,
     url_value,
     verbatim_value,
 )
@@ -41,6 +40,7 @@ from bib.writers.common import (
     error,
     extra_links,
     join_sentences,
+    label,
     prepare,
     with_new_keys,
 )
@@ -142,9 +142,10 @@ def _entry(prepared: Prepared, dialect: str) -> dict[str, str]:
         author = " and ".join(filter(None, [_name(a, ascii) for a in record.authors]))
         if author:
             fields["author"] = author
-    if not biblatex and "author" not in fields:
+    if not biblatex and "author" not in fields and not _has_key_field(record):
         # BibTeX styles sort and label by `key` when there is no author (else plainnat warns
-        # "to sort, need author or key"); biber needs no such help.
+        # "to sort, need author or key"); biber needs no such help. An input's own `key`
+        # (an extra field) is kept as written.
         fields["key"] = escape(label(record), ascii=ascii) or fields["ID"]
     if value := prepared.latex_title():
         fields["title"] = value
@@ -296,6 +297,10 @@ def _venue_fields(
     return tuple(fields.items())
 
 
+def _has_key_field(record: Record) -> bool:
+    return any(name.strip().lower() == "key" for name, _ in record.fields)
+
+
 def _put_extra_fields(record: Record, fields: dict[str, str], dialect: str, ascii: bool) -> None:
     """Record.fields after the record's own attributes, which win on a clash."""
     taken = {name.lower() for name in fields}
@@ -334,11 +339,19 @@ def _put_extra_fields(record: Record, fields: dict[str, str], dialect: str, asci
 
 def _date_field(dialect: str, value: str, fields: dict[str, str]) -> str:
     """A whole `date`: kept for BibLaTeX; for BibTeX (which has `year`, set already) its month
-    goes into `month`, and the date is kept too when it says more (a day, a range), which
-    BibTeX ignores and the record reads back."""
+    goes into `month`, a range of years into `year`, and the date is kept too when it says
+    more (a day, a range within a year), which BibTeX ignores and the record reads back."""
     if dialect == "biblatex":
         return value
     found = dates.parts(value)
+    if found and len(found) > 1 and found[0][0] != found[1][0]:
+        # a range of years: `year = {1965--1981}`, which BibTeX styles print as the span
+        # (a first month would read as the whole range's), unless the input wrote its own;
+        # the date only when it says more than the year does
+        if fields.get("year", "").isdigit():
+            fields["year"] = f"{found[0][0]}--{found[1][0]}"
+        months = any(len(date) > 1 for date in found)
+        return value if months or dates.year_range(fields.get("year", "")) is None else ""
     if found and len(found[0]) > 1 and "month" not in fields:
         fields["month"] = _MONTH_NAMES[found[0][1] - 1]
     if found and (len(found) > 1 or len(found[0]) > 2):
@@ -382,18 +395,6 @@ _MONTH_NAMES = [
     "November",
     "December",
 ]
-
-
-_LABEL_WORDS = 3
-
-
-def label(record: Record) -> str:
-    """What an authorless entry is cited as: its method name, else its title's first words
-    (up to a colon), so that plainnat prints "WebWorld (2026)", not the citation key."""
-    if record.method:
-        return record.method
-    head = to_text(record.title).split(":", 1)[0]
-    return " ".join(head.split()[:_LABEL_WORDS])
 
 
 def _name(author: Author, ascii: bool) -> str:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from bib.errors import BibError
-from bib.latex import MathTexts, Text, clean, to_latex
+from bib.latex import MathTexts, Text, clean, to_latex, to_text
 from bib.latex.source import Definitions
 from bib.record import LinkRole, Record, TagKind
 
@@ -229,3 +229,15 @@ class Writer:
     header: Callable[[Definitions], str] | None = None
     """What goes before the entries, from the `@preamble`s and `@string`s of the inputs
     (BibTeX and BibLaTeX write them back; `bib.latex.source`)."""
+
+
+_LABEL_WORDS = 3
+
+
+def label(record: Record) -> str:
+    """What an authorless entry is cited as: its method name, else its title's first words
+    (up to a colon), so that plainnat prints "WebWorld (2026)", not the citation key."""
+    if record.method:
+        return record.method
+    head = to_text(record.title).split(":", 1)[0]
+    return " ".join(head.split()[:_LABEL_WORDS])

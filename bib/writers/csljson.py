@@ -141,6 +141,8 @@ def _item(prepared: Prepared) -> dict[str, Any]:
     if (variables := venues.get(venue)) is None:
         variables = venues[venue] = _venue_variables(*venue[1:])
     out.update(variables)
+    if record.series and "collection-title" in out:
+        out["collection-title"] = types.printed_series(record.entry_type, out["collection-title"])
     if record.year is not None:
         out["issued"] = {"date-parts": [[record.year]]}
     if record.doi and (value := clean(record.doi)):
@@ -162,11 +164,23 @@ def _item(prepared: Prepared) -> dict[str, Any]:
     custom = _put_fields(record, out) if record.fields else {}
     if record.fields and not PART_FIELDS.isdisjoint(name for name, _ in record.fields):
         _join_titles(record, out)
+    if record.entry_type is EntryType.PERIODICAL and "issuetitle" in custom:
+        _titled_issue(out, custom)
     if record.arxiv_id:
         custom["arxiv"] = clean(record.arxiv_id)
     if custom:
         out["custom"] = custom
     return out
+
+
+def _titled_issue(out: dict[str, Any], custom: dict[str, Any]) -> None:
+    """A periodical's issue with a title of its own (biblatex `issuetitle`, `issuesubtitle`):
+    CSL has no variable for it, so the issue is the item and the periodical its container,
+    as pandoc and citeproc-js's BibTeX reading give it (docs/formats.md)."""
+    title = subtitles.concat(":", custom.pop("issuetitle"), custom.pop("issuesubtitle", ""))
+    if "title" in out:
+        out["container-title"] = out["title"]
+    out["title"] = title
 
 
 def _note(record: Record) -> str:
@@ -232,7 +246,7 @@ def _put_fields(record: Record, out: dict[str, Any]) -> dict[str, Any]:
             out.setdefault("issued", {"literal": value})
             continue
         if name == "number":
-            variable = "issue" if record.entry_type == EntryType.ARTICLE else "number"
+            variable = types.row(record.entry_type).number
             if record.series and record.entry_type in _IN_SERIES:
                 variable = "collection-number"
             if variable == "collection-number" and _field(record, variable):

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import difflib
 import re
+import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bib import dates
@@ -82,10 +83,25 @@ def unknown_macro_deleted(d: Difference) -> bool:
     """pandoc deletes a command it does not know with its argument (`\\Dash`, `\\TUB`,
     `\\booktitle{...}`, `\\mbox{...}`, `\\psq`): its value is ours with text cut out, and
     the source has a command there."""
+    raw = _raw(d, *_FIELDS.get(d.variable, (d.variable.lower(),)))
+    if not _CONTROL_WORD.search(raw):
+        return False
+    if isinstance(d.ours, list) and isinstance(d.theirs, list) and len(d.ours) == len(d.theirs):
+        pairs = [(_name_text(a), _name_text(b)) for a, b in zip(d.theirs, d.ours, strict=True)]
+        return any(a != b for a, b in pairs) and all(
+            a == b or _deletions_only(a, b) for a, b in pairs
+        )
     if not isinstance(d.ours, str) or not isinstance(d.theirs, str | None):
         return False
-    raw = _raw(d, *_FIELDS.get(d.variable, (d.variable.lower(),)))
-    return bool(_CONTROL_WORD.search(raw)) and _deletions_only(d.theirs or "", d.ours)
+    return _deletions_only(d.theirs or "", d.ours)
+
+
+def _name_text(name: Any) -> str:
+    """A CSL name's words in reading order, whatever part holds them."""
+    if not isinstance(name, dict):
+        return str(name)
+    parts = ("given", "dropping-particle", "non-dropping-particle", "family", "suffix", "literal")
+    return " ".join(name[p] for p in parts if name.get(p))
 
 
 def _kindless(name: Any) -> Any:
@@ -140,8 +156,15 @@ def et_al(d: Difference) -> bool:
         isinstance(d.theirs, list)
         and bool(d.theirs)
         and d.theirs[-1] == {"literal": "others"}
-        and [_kindless(n) for n in d.theirs[:-1]] == [_kindless(n) for n in d.ours or []]
+        and [_kindless(_dotted(n)) for n in d.theirs[:-1]] == [_kindless(n) for n in d.ours or []]
     )
+
+
+def _dotted(name: Any) -> Any:
+    """A name with pandoc's dotless i and combining accent composed (see `dotless_i`)."""
+    if not isinstance(name, dict):
+        return name
+    return {part: _compose_i(text) for part, text in name.items()}
 
 
 def dotless_i(d: Difference) -> bool:
@@ -152,8 +175,6 @@ def dotless_i(d: Difference) -> bool:
 
 
 def _compose_i(text: str) -> str:
-    import unicodedata
-
     return unicodedata.normalize("NFC", re.sub("\u0131(?=[\u0300-\u036f])", "i", text))
 
 
@@ -243,15 +264,17 @@ def eprint_url(d: Difference) -> bool:
 
 
 def maintitle(d: Difference) -> bool:
-    """A volume of a multi-volume work: pandoc's title (or container) is the `maintitle`;
+    """A volume of a multi-volume work: pandoc's title (or container) is the `maintitle`
+    (with the `mainsubtitle`, or the volume's own subtitle);
     bib's is the volume's own `title` (or `booktitle`), as biblatex prints them, with the
     main title kept as CSL `volume-title`'s counterpart in the title parts."""
     main = _raw(d, "maintitle")
+    subtitles = ("", _raw(d, "mainsubtitle"), _raw(d, "subtitle"), _raw(d, "booksubtitle"))
     return (
         d.variable in ("title", "container-title")
         and bool(main)
         and isinstance(d.theirs, str)
-        and _letters(d.theirs) == _letters(main)
+        and any(_letters(d.theirs) == _letters(main + sub) for sub in subtitles)
     )
 
 
@@ -288,15 +311,6 @@ def _letters(text: str) -> str:
     return "".join(c for c in to_unicode(text).casefold() if c.isalpha())
 
 
-def series_key(d: Difference) -> bool:
-    """`series = {newseries}` or a number: a biblatex key or ordinal that pandoc prints in
-    English ("new series", "3rd series"); bib keeps the value (CSL styles print it)."""
-    series = d.source.get("series", "")
-    return d.variable == "collection-title" and (
-        series in ("newseries", "oldseries") or series.isdigit()
-    )
-
-
 def volume_part(d: Difference) -> bool:
     """`volume = 7, part = 2`: pandoc writes volume "7.2"; bib keeps `part` apart."""
     part = d.source.get("part", "")
@@ -309,7 +323,118 @@ def parent_doi(d: Difference) -> bool:
     return d.variable == "DOI" and d.ours is None and bool(parent) and parent == d.theirs
 
 
+def single_quotes(d: Difference) -> bool:
+    """TeX's single quotes (`` `x' ``): pandoc writes double quotes, bib the single ones TeX
+    prints (normalized to straight `'`); a macro pandoc deletes in the same value is allowed."""
+    if (
+        not isinstance(d.theirs, str)
+        or not isinstance(d.ours, str)
+        or "`" not in _raw(d, *_fields(d))
+    ):
+        return False
+    single = d.theirs.replace("\u201c", "'").replace("\u201d", "'")
+    return single != d.theirs and (
+        single == d.ours or unknown_macro_deleted(replace(d, theirs=single))
+    )
+
+
+def _fields(d: Difference) -> tuple[str, ...]:
+    return _FIELDS.get(d.variable, (d.variable.lower(),))
+
+
+def math_as_text(d: Difference) -> bool:
+    """Math (`$O(n \\log n)$`): pandoc keeps its TeX source, bib gives the text it prints
+    (`O(n log n)`): the same letters and digits but the control words' backslashes."""
+    return (
+        "$" in _raw(d, *_fields(d))
+        and isinstance(d.theirs, str)
+        and isinstance(d.ours, str)
+        and "\\" in d.theirs
+        and _alnum(d.theirs) == _alnum(d.ours)
+    )
+
+
+def _alnum(text: str) -> str:
+    return "".join(c for c in text if c.isalnum())
+
+
+def line_end_after_command(d: Difference) -> bool:
+    """A control word at a line end (`Design\\slash` then a new line): TeX skips the space
+    after it; pandoc keeps the line end as a space."""
+    raw = _raw(d, *_fields(d))
+    return (
+        re.search(r"\\[A-Za-z]+[ \t]*\n", raw) is not None
+        and isinstance(d.theirs, str)
+        and isinstance(d.ours, str)
+        and d.theirs.replace(" ", "") == d.ours.replace(" ", "")
+    )
+
+
+def path_delimiters(d: Difference) -> bool:
+    """url.sty's `\\path|x|`: pandoc deletes the command and keeps its delimiters; bib
+    prints `x`, as TeX does."""
+    m = re.search(r"\\path\s*([^A-Za-z\s{}\\])", _raw(d, *_fields(d)))
+    return (
+        m is not None and isinstance(d.theirs, str) and d.theirs.replace(m.group(1), "") == d.ours
+    )
+
+
+def percent_in_url(d: Difference) -> bool:
+    """A `%` in a URL (`#Later%20mergers`): pandoc reads a LaTeX comment to the line end;
+    bib keeps the URL whole (a URL is verbatim)."""
+    if d.variable != "URL" or "%" not in d.source.get("url", ""):
+        return False
+    if not isinstance(d.theirs, str) or not isinstance(d.ours, str):
+        return False
+    theirs, ours = d.theirs.split(), re.split(r";\s*", d.ours)
+    return len(theirs) == len(ours) and all(
+        o.startswith(t) and o[len(t)] == "%" for t, o in zip(theirs, ours, strict=True) if o != t
+    )
+
+
+def name_split_at_command_space(d: Difference) -> bool:
+    """`ACM\\slash SIGGRAPH`: BibTeX and biber split the name at the space after the control
+    word (given `ACM\\slash`, family `SIGGRAPH`: biber's .bbl); pandoc reads the command
+    first and sees one word."""
+    raw = _raw(d, "author", "editor")
+    if not re.search(r"\\[A-Za-z]+ ", raw) or not isinstance(d.ours, list):
+        return False
+    if not isinstance(d.theirs, list) or len(d.theirs) != len(d.ours):
+        return False
+    return (
+        all(
+            _name_text(a).replace(" ", "") == _name_text(b).replace(" ", "")
+            for a, b in zip(d.theirs, d.ours, strict=True)
+        )
+        and d.theirs != d.ours
+    )
+
+
+def empty_field_inherited(d: Difference) -> bool:
+    """A crossref child's empty field (`organization = ""`): pandoc gives it empty; bib
+    inherits the parent's, as biber does (an empty field is no field: biber's .bbl)."""
+    names = _fields(d) + (("organization",) if d.variable == "publisher" else ())
+    return (
+        d.theirs == ""
+        and isinstance(d.ours, str)
+        and any(n in d.source and not d.source[n].strip() and d.parent.get(n) for n in names)
+    )
+
+
+def periodical_title(d: Difference) -> bool:
+    """A `@periodical` without an `issuetitle`: pandoc moves its title to `container-title`;
+    bib keeps it as the title of a CSL `periodical` (the periodical is the item)."""
+    return (
+        d.variable == "container-title"
+        and d.ours is None
+        and isinstance(d.theirs, str)
+        and _letters(d.theirs) == _letters(d.source.get("title", ""))
+        and not d.source.get("issuetitle")
+    )
+
+
 CLASSES = (
+    Class("name split at a command's space", name_split_at_command_space),
     Class("unknown macro deleted", unknown_macro_deleted),
     Class("particle kind", particle_kind),
     Class("particle not lower case", particle_not_lower_case),
@@ -326,11 +451,17 @@ CLASSES = (
     Class("maintitle", maintitle),
     Class("crossref inherited as biber does", biber_inheritance),
     Class("howpublished", howpublished),
-    Class("series key", series_key),
     Class("volume part", volume_part),
     Class("parent's DOI", parent_doi),
+    Class("single quotes", single_quotes),
+    Class("math as text", math_as_text),
+    Class("line end after a command", line_end_after_command),
+    Class("path delimiters", path_delimiters),
+    Class("percent in a URL", percent_in_url),
+    Class("empty field inherited", empty_field_inherited),
+    Class("periodical title", periodical_title),
 )
-"""The deliberate classes, first match wins."""
+"""The deliberate classes, first match wins (a name split otherwise is no deletion)."""
 
 
 def classify(difference: Difference) -> str | None:

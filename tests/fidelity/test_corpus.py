@@ -34,26 +34,28 @@ NOT_BIBLIOGRAPHIES = frozenset(
 MERGED_AS_ONE_WORK = frozenset({"baez/online"})
 """Entries with the arXiv id of another entry: one work by point 1 of issue 18 (reported on
 standard error as merged), so their key is the other entry's."""
-AGREEMENT_FLOOR = 0.935
+AGREEMENT_FLOOR = 0.937
 """The share of pandoc's values bib gives equally (after the normalizations of
-corpus.normal, each a documented choice): a floor under the figure measured (93.6 %)."""
+corpus.normal, each a documented choice): a floor under the figure measured (93.74 %)."""
 FIELD_FLOORS = {
-    "title": 0.83,
+    "title": 0.84,
     "author": 0.96,
     "editor": 0.92,
     "issued": 0.97,
     "container-title": 0.72,
     "publisher": 0.92,
     "volume": 0.99,
-    "issue": 0.99,
+    "issue": 0.995,
+    "collection-title": 0.99,
     "page": 0.99,
     "URL": 0.97,
 }
 """Per field, under the figures measured (docs/formats.md); container-title counts every
 TUGboat issue, where pandoc gives nothing for `\\TUB`."""
-UNEXPLAINED_CEILING = 0.005
-"""Issue 18, point 10 (b): the differences no class of `differences.CLASSES` explains, as
-a share of all values compared (measured: 0.28 %, 38 of 13,400)."""
+UNEXPLAINED_CEILING = 0.001
+"""Issue 18, point 10 (b) asks for at most 0.5 % of the values compared that no class of
+`differences.CLASSES` explains; measured: none of 13,400 (0.28 % before the decoder's
+fixes), so the ceiling only leaves a margin for another pandoc version."""
 DOCS = Path(__file__).parents[2] / "docs" / "formats.md"
 
 
@@ -113,8 +115,8 @@ def test_field_values_agree_with_pandoc(agreement):
     ), figures
 
 
-def test_every_difference_but_a_half_percent_is_a_deliberate_class(agreement):
-    """Equal or explained: at least 99.5 % of pandoc's values (issue 18, point 10 (b))."""
+def test_every_difference_but_a_tenth_of_a_percent_is_a_deliberate_class(agreement):
+    """Equal or explained: at least 99.9 % of pandoc's values (issue 18, point 10 (b), 99.5 %)."""
     classes = Counter(classify(d) for d in agreement.differences)
     total = sum(agreement.total.values())
     unexplained = [d for d in agreement.differences if classify(d) is None]

@@ -72,6 +72,8 @@ CSL_TYPES = (
     "software",
     "dataset",
     "post-weblog",
+    "review",
+    "periodical",
 )
 
 
@@ -137,6 +139,54 @@ def test_an_articles_number_and_issue_are_its_eid_and_number(tmp_path):
     source.write_text(json.dumps([item]), encoding="utf-8")
     text = writers.render(_records(source), "biblatex")
     assert "eid = {e17}" in text and "number = {4}" in text
+
+
+def _pandoc(path: Path) -> list[dict[str, Any]]:
+    done = subprocess.run(
+        ["pandoc", "-f", "biblatex", "-t", "csljson", str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    return json.loads(done.stdout)
+
+
+ISSUES = (
+    "@review{rev, author = {Taylor, Rabun}, number = {3}, volume = {67},\n"
+    "  journaltitle = {Journal of Architectural Historians}, year = {2008}}\n"
+    "@periodical{jcg, title = {Computers and Graphics}, year = 2011,\n"
+    "  issuetitle = {Semantic {3D} Media and Content}, volume = 35, number = 4}\n"
+)
+"""biblatex-examples.bib's `jcg` and archaeologie-examples.bib's `Taylor2008`, cut down."""
+
+
+@pytest.mark.parametrize(
+    ("defect", "key", "variables"),
+    [
+        ("a review's number reached no CSL variable", "rev", ("issue", "volume")),
+        (
+            "a periodical's issuetitle reached no CSL variable",
+            "jcg",
+            ("title", "container-title", "issue"),
+        ),
+    ],
+)
+def test_the_issue_of_a_review_or_periodical_is_as_pandoc_reads_it(
+    tmp_path, require, defect, key, variables
+):
+    """biblatex's `number` of a review or periodical is the journal issue (its data model;
+    biblatex-csl-converter maps an article's so); a periodical's issue with a title is the
+    item, in the periodical (CSL has no issue title)."""
+    require("pandoc")
+    source = tmp_path / "in.bib"
+    source.write_text(ISSUES, encoding="utf-8")
+    theirs = {item["id"]: item for item in _pandoc(source)}[key]
+    ours = {item["id"]: item for item in json.loads(writers.render(_records(source), "csl-json"))}
+    # pandoc makes English titles sentence case (CSL's advice): compared case-blind
+    assert {v: str(ours[key].get(v)).casefold() for v in variables} == {
+        v: str(theirs[v]).casefold() for v in variables
+    }
 
 
 def test_a_csl_item_with_an_empty_type_is_a_warning_not_a_rejected_file(tmp_path):
@@ -273,3 +323,34 @@ def test_many_types_collapse_to_csl_document(tmp_path, bibtype):
     source.write_text(f"@{bibtype}{{k, title={{T}}, year={{2001}}}}\n", encoding="utf-8")
     [item] = json.loads(writers.render(_records(source), "csl-json"))
     assert item["type"] == types.csl_type(EntryType(bibtype)) != "document"
+
+
+@pytest.mark.parametrize(
+    ("series", "printed"),
+    [("newseries", "new series"), ("oldseries", "old series"), ("3", "3rd series")],
+)
+def test_a_journals_series_key_was_written_as_the_key(
+    tmp_path, require, unavailable, series, printed
+):
+    """An article's `series = {newseries}` or `3` reached CSL as "newseries", "3": biblatex
+    prints a bibstring's text and an integer as an ordinal with "series" (biblatex.def's
+    `series` format for articles; english.lbx's strings, kpsewhich'd), as pandoc does."""
+    require("kpsewhich")
+    found = subprocess.run(["kpsewhich", "english.lbx"], capture_output=True, text=True).stdout
+    if not found.strip():
+        unavailable("biblatex's english.lbx is not installed")
+    strings = Path(found.strip()).read_text(encoding="utf-8")
+    if not series.isdigit():
+        assert re.search(rf"^\s*{series}\s*=\s*\{{\{{{printed}\}}", strings, re.MULTILINE)
+    source = tmp_path / "in.bib"
+    source.write_text(
+        f"@article{{a, author = {{Doe, J}}, title = {{T}}, journaltitle = {{J}},"
+        f" series = {{{series}}}, volume = 2, year = 1990}}"
+        "\n@book{b, title = {T}, series = {newseries}, year = 1990}\n",
+        encoding="utf-8",
+    )
+    items = {i["id"]: i for i in json.loads(writers.render(_records(source), "csl-json"))}
+    assert (items["a"]["collection-title"], items["b"]["collection-title"]) == (
+        printed,
+        "newseries",
+    )

@@ -64,7 +64,8 @@ dense = st.lists(
 texts = st.one_of(texts, dense)
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
-_SPECIAL = re.compile(r"[\\{}$%&#_~^<>|]")
+_SPECIAL = re.compile(r"[\\{}$%&#_~^<>|]|(?<![`!?])`(?!`)")
+"""A LaTeX special, or a backtick that is no TeX ligature (TeX would print a quote)."""
 _WORD = re.compile(r"[^\W_]+")
 _BRACE_TOKEN = re.compile(r"\\.|[{}]", re.S)
 
@@ -74,7 +75,10 @@ def reference_clean(text: str) -> str:
 
 
 def reference_escape(text: str) -> str:
-    return _SPECIAL.sub(lambda m: tables._LATEX_ESCAPES[m.group()], text)
+    return _SPECIAL.sub(lambda m: _ESCAPES[m.group()], text)
+
+
+_ESCAPES = tables._LATEX_ESCAPES | {"`": "\\textasciigrave{}"}
 
 
 def reference_protect(text: str) -> str:
