@@ -19,7 +19,7 @@ from bib.extract.urls import role
 from bib.identity import normalize_arxiv, record_id, strip_doi
 from bib.latex import decoder, from_latex
 from bib.latex.fastlatex import decode_common
-from bib.latex.fromlatex import prepare
+from bib.latex.fromlatex import prepare, unknown_macro
 from bib.latex.source import CONTAINERS, held, references
 from bib.readers import bibtex_syntax, names
 from bib.readers.paperlist import decode
@@ -59,7 +59,11 @@ def to_unicode(value: str) -> str:
     """
     if not _LATEX.search(value):
         return " ".join(value.split())  # plain text (most values): no decoder, no regexes
-    return _decoded(value, decode_common)
+    return _decoded(value, _decode_common)
+
+
+def _decode_common(part: str) -> str | None:
+    return decode_common(part, unknown_macro)
 
 
 def to_unicode_reference(value: str) -> str:
