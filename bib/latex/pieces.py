@@ -1,8 +1,8 @@
 """A long LaTeX value cut into pieces that can each be read alone, for plain text.
 
 Speed trick, isolated: pylatexenc's cost grows with a value's length, and a few values are
-very long (TeX Live's `tableofcontents` fields run to 30,000 characters: three of them were
-a twelfth of converting 5,000 entries, docs/convert.md). One construct the table decoder
+very long (TeX Live's `tableofcontents` fields run to 30,000 characters: three of them cost
+0.30 s of the 5 s of converting 5,000 entries, docs/convert.md). One construct the table decoder
 does not know (`\\vspace`, `\\backslash`) sent the whole value to pylatexenc; cut into
 pieces, only the piece that holds it goes there. `bib.readers.bibtex.to_unicode` collapses
 whitespace, so the text of the whole is the texts of the pieces joined by a space wherever
