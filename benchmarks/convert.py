@@ -12,6 +12,7 @@ a sample: they are far slower) and prints the ratios.
     python benchmarks/convert.py --repeat 3      # the fastest of 3 runs of each
     python benchmarks/convert.py --bib refs.bib  # .bib input beside pybtex, bibtexparser, pandoc
     python benchmarks/convert.py --texlive 20000 # the same on TeX Live's .bib files, 20,000 entries
+    python benchmarks/convert.py --texlive 20000 --reference ../main   # and main's bib convert
     python benchmarks/convert.py --jobs 1 2 --sizes 20000 100000   # the --jobs sweep
     python benchmarks/convert.py --bib-memory 10000 50000 100000   # peak RSS by .bib size
 
@@ -380,9 +381,13 @@ def pandoc_run(path: Path) -> dict[str, float] | None:
     return {"cpu": cpu, "rss_mib": after.ru_maxrss / 1024, "entries": len(json.loads(done.stdout))}
 
 
-def bib_input(path: Path, repeat: int) -> None:
-    """The `.bib` mode: every reader on the same file in this run, as ratios to bib's."""
+def bib_input(path: Path, repeat: int, reference: Path | None = None) -> None:
+    """The `.bib` mode: every reader on the same file in this run, as ratios to bib's;
+    `reference`: also `bib convert` of another checkout (the code before a change)."""
     runs: dict[str, dict[str, float]] = {}
+    if reference is not None:
+        found = [run_child("bib-convert", str(path), root=reference) for _ in range(repeat)]
+        runs["reference"] = min(found, key=lambda run: run["cpu"])
     for mode in ("bib-convert", "bib-parse", "pybtex", "bibtexparser"):
         try:
             found = [run_child(mode, str(path)) for _ in range(repeat)]
@@ -400,6 +405,8 @@ def bib_input(path: Path, repeat: int) -> None:
         rate = stats["entries"] / stats["cpu"]
         print(f"{mode:>14} {stats['entries']:>8.0f} {rate:>10.0f} {stats['rss_mib']:>9.1f} "
               f"{ours / rate:>14.2f}")  # fmt: skip
+    if reference is not None:
+        print(f"(reference: bib convert from {reference})")
     print(
         f"(bibtexparser 1.4 on the first {SAMPLE} entries; bibtexparser 2 cannot be installed "
         "beside pyzotero; bib-convert reads and writes CSL-JSON, as pandoc does)"
@@ -431,11 +438,12 @@ def bib_memory(sizes: list[int]) -> None:
     print("(KiB/entry: growth of the peak per extra entry since the previous size)")
 
 
-def run_child(*args: str) -> dict[str, Any]:
+def run_child(*args: str, root: Path = ROOT) -> dict[str, Any]:
+    """One child run of this script on the `bib` in `root` (a checkout; this one's own)."""
     out = subprocess.run(
         [sys.executable, __file__, "--child", *args],
         capture_output=True, text=True, check=True,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "NO_COLOR": "1"},
+        env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin", "NO_COLOR": "1"},
     )  # fmt: skip
     return json.loads(out.stdout)
 
@@ -468,6 +476,10 @@ def main() -> None:
     parser.add_argument(
         "--bib-memory", type=int, nargs="+", metavar="N", help="peak RSS by .bib entries"
     )
+    parser.add_argument(
+        "--reference", type=Path, metavar="DIR",
+        help="with --bib/--texlive: also bib convert from the checkout in DIR (before a change)",
+    )  # fmt: skip
     parser.add_argument("--child", nargs="+", metavar="MODE PATH", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -486,13 +498,13 @@ def main() -> None:
         jobs_sweep(args.sizes or [20_000, 100_000], args.jobs, args.repeat)
         return
     if args.bib:
-        bib_input(args.bib.resolve(), args.repeat)
+        bib_input(args.bib.resolve(), args.repeat, args.reference)
         return
     if args.texlive:
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / f"texlive{args.texlive}.bib"
             print(f"{texlive_bib(args.texlive, path)} entries from TeX Live's .bib files")
-            bib_input(path, args.repeat)
+            bib_input(path, args.repeat, args.reference)
         return
     sizes = args.sizes or ([1_000] if args.quick else [1_000, 10_000, 100_000])
     ends: list[str] = []

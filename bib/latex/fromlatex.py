@@ -169,6 +169,18 @@ def _walker_context() -> macrospec.LatexContextDb:
     return db
 
 
+def unknown_macro(name: str) -> bool:
+    """Whether pylatexenc knows no macro `name` in any context bib reads with (its parser's,
+    with record text's commands, and bib's LaTeX->text): then it takes no arguments and
+    prints its name, which the fast decoder can say (`fastlatex.decode_common`). `\\begin`
+    and `\\end` are its tokenizer's, not macros: they open and close an environment."""
+    return (
+        name not in ("begin", "end")
+        and decoder().latex_context.get_macro_spec(name) is None
+        and _walker_context().get_macro_spec(name) is None
+    )
+
+
 def from_latex(latex: str) -> str:
     """`from_latex_reference`, with the common values read by the fast decoder."""
     return _from_latex(latex, fast=True)
@@ -203,7 +215,7 @@ def _from_latex(latex: str, *, fast: bool) -> str:
     # `50% faster` would be a LaTeX comment; in a BibTeX value it is a forgotten `\%`
     hidden = _BARE_PERCENT.sub(r"\\%", hidden)
     if fast and not urls:
-        common = decode_common(hidden)
+        common = decode_common(hidden, unknown_macro)
         if common is not None:
             common = common.replace("\xa0", " ")
             text = clean(common)

@@ -19,7 +19,8 @@ from bib.extract.urls import role
 from bib.identity import normalize_arxiv, record_id, strip_doi
 from bib.latex import decoder, from_latex
 from bib.latex.fastlatex import decode_common
-from bib.latex.fromlatex import prepare
+from bib.latex.fromlatex import prepare, unknown_macro
+from bib.latex.pieces import cut
 from bib.latex.source import CONTAINERS, held, references
 from bib.latex.tables import _LIGATURE, _LIGATURE_SHOWN
 from bib.readers import bibtex_syntax, names
@@ -60,7 +61,24 @@ def to_unicode(value: str) -> str:
     """
     if not _LATEX.search(value):
         return " ".join(value.split())  # plain text (most values): no decoder, no regexes
-    return _decoded(value, decode_common)
+    return _decoded(value, _decode_common)
+
+
+def _decode_common(part: str) -> str | None:
+    """The table decoder's text of `part`; a long part it cannot read whole is read in
+    pieces (`bib.latex.pieces`), each by the table decoder or else pylatexenc."""
+    common = decode_common(part, unknown_macro)
+    if common is not None:
+        return common
+    pieces = cut(part)
+    if pieces is None:
+        return None
+    return " ".join(_decode_piece(piece) for piece in pieces)
+
+
+def _decode_piece(piece: str) -> str:
+    common = decode_common(piece, unknown_macro)
+    return decoder("verbatim").latex_to_text(piece) if common is None else common
 
 
 def to_unicode_reference(value: str) -> str:

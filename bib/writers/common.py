@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Hashable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from bib.errors import BibError
 from bib.latex import MathTexts, Text, clean, to_latex, to_text
@@ -148,9 +148,10 @@ class RunMemo:
     `prepare`; it ends with the run, so no run depends on another (docs/architecture.md,
     "Speed tricks")."""
 
-    valid_csl_shapes: set[Hashable] = field(default_factory=set)
-    """Shapes of CSL-JSON items the official schema accepted (`csljson._validate`): a list
-    has a few, and a full schema check costs more than writing the item."""
+    csl_check: Callable[[Any], bool] | None = None
+    """The official CSL-JSON schema compiled into plain Python checks for this run
+    (`csljson.run_check`, made at the first item): jsonschema cost more than writing an
+    item, and TeX Live's items come in thousands of shapes."""
     math_texts: MathTexts = field(default_factory=MathTexts)
     """The plain text of each math body met (`latex.to_text`)."""
     venues: dict[tuple[object, ...], tuple[tuple[str, str], ...]] = field(default_factory=dict)

@@ -9,12 +9,13 @@ macros). The reader's per-read cache is held to the plain functions the same way
 
 from __future__ import annotations
 
-from hypothesis import example, given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 from bib.latex import decoder
 from bib.latex.fastlatex import decode_common
-from bib.latex.fromlatex import from_latex, from_latex_reference
+from bib.latex.fromlatex import from_latex, from_latex_reference, unknown_macro
+from bib.latex.pieces import LONG, cut
 from bib.latex.tables import _ACCENTS, _MACRO_TEXT
 from bib.readers.bibtex import Decoding, to_unicode, to_unicode_reference
 
@@ -28,7 +29,9 @@ PIECES = st.sampled_from(
         "-", "--", "---", "`", "``", "'", "''", "!`", "?`", "!", "?", "\\i", "\\j", "{\\i}",
         "\\ ", "\\-", "\\&", "\\%", "\\$", "\\#", "\\_", "\\{", "\\}", "\\\\", "\\\\[2pt]",
         "\\,", "\\/", "$x$", "%", "&", "#", "^", "_", "\\emph{", "\\textbf{x}", "\\cite{K}",
-        "\\MTeX", "\\foo", "\\url{http://a.b/c}", "\\path|a@b.c|", "\u00e9", "[", "*",
+        "\\MTeX", "\\foo", "\\VAX", "\\par", "\\kern", "\\slnine{", "\\Xy-pic", "\\La",
+        "\\begin{verbatim}", "\\end{verbatim}", "\\begin{x}", "\\end{x}",
+        "\\url{http://a.b/c}", "\\path|a@b.c|", "\u00e9", "[", "*",
     ]
 )  # fmt: skip
 VALUES = st.lists(PIECES, max_size=14).map("".join)
@@ -37,8 +40,9 @@ VALUES = st.lists(PIECES, max_size=14).map("".join)
 @given(VALUES)
 @example('\\\'e \\"{o} \\H o \\c{c} \\v s \\={P} \\"\\i x')
 @example("\\ss{} x \\TeX\\ and \\copyright\\ 1990")
+@example("D{\\'\\i}az and \\'{\\i} x")
 def test_every_value_the_fast_decoder_reads_is_what_pylatexenc_reads(value):
-    fast = decode_common(value)
+    fast = decode_common(value, unknown_macro)
     if fast is not None:
         assert fast == decoder("verbatim").latex_to_text(value)
 
@@ -71,3 +75,79 @@ def test_every_table_symbol_reads_as_pylatexenc_reads_it():
 def test_common_values_take_the_fast_path():
     for value in ("Erd{\\H o}s", 'M\\"uller', '{\\AA}ngstr{\\"o}m', "pp.~3--7", "\\TeX{}book"):
         assert decode_common(value) is not None, value
+
+
+def test_macros_pylatexenc_does_not_know_take_the_fast_path_and_print_their_names():
+    for value in ("{\\VAX}\\slash {\\TeX}", "A \\par B", "{\\CTAN} and \\PDF\\ files"):
+        fast = decode_common(value, unknown_macro)
+        assert fast is not None, value
+        assert fast == decoder("verbatim").latex_to_text(value)
+
+
+def test_a_macro_pylatexenc_knows_is_left_to_it():
+    assert not unknown_macro("emph") and not unknown_macro("cite") and not unknown_macro("relax")
+    assert decode_common("\\emph{x}", unknown_macro) is None
+
+
+def test_an_environment_is_left_to_pylatexenc():
+    """Regression (found by comparing with main on TeX Live's typeset.bib): `\\begin` was
+    read as a macro pylatexenc does not know, and printed `beginverbatim`."""
+    value = "as \\begin{verbatim} .begin x \\end{verbatim} DFORMAT"
+    assert decode_common(value, unknown_macro) is None
+    assert from_latex(value) == from_latex_reference(value)
+
+
+def test_an_accent_on_a_braced_dotless_i_keeps_the_space_after_it():
+    """Regression: `\\'{\\i} x` read as `íx`; the space after a brace is text."""
+    assert decode_common("\\'{\\i} x") == decoder("verbatim").latex_to_text("\\'{\\i} x") == "í x"
+
+
+def test_an_accent_on_a_bare_dotless_i_closing_a_group_takes_the_fast_path():
+    assert decode_common("D{\\'\\i}az") == "Díaz"
+
+
+CUT_PIECES = st.one_of(
+    PIECES,
+    st.sampled_from(
+        [
+            " ", "\n", "\n\n", " word ", "Preface / 21", "\\\\\n  ", "\\\\ ", "[From the author]",
+            "\\vspace{1cm}", "\\vspace *{1cm}", "\\vspace {1cm}", "\\cite[p. 5]{K}",
+            "\\cite [a] {b}", "\\href{a} {b}", "\\backslash", "\\accent 127 e",
+            "\\c c", "\\' e",
+            "\\LaTeX\n", "\\TeX{} ", "{\\em x} ", "a~", "x^", "\\hphantom{0}", "\\item ", "}", "]",
+        ]
+    ),
+)  # fmt: skip
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.replace("\xa0", " ").split())
+
+
+@given(st.lists(CUT_PIECES, max_size=30).map("".join))
+@example("Part I / 1 \\\\\n   1: What {\\LaTeX} Does / 3 \\\\\n   \\vspace{1ex} Index / 9")
+def test_a_value_cut_into_pieces_reads_as_the_whole_does(value):
+    """pylatexenc's text of the pieces, joined by spaces, is its text of the whole value (as
+    plain text: whitespace collapsed), wherever `cut` cuts."""
+    pieces = cut(value, shortest=0, piece=0)
+    reading = decoder("verbatim").latex_to_text
+    try:
+        whole = reading(value)
+    except Exception:  # pylatexenc itself fails on some (`\\'\\input{x}`, `\\href{a} {b} \\'`)
+        assume(False)
+    if pieces is not None:
+        assert _normal(" ".join(map(reading, pieces))) == _normal(whole)
+
+
+@given(st.lists(CUT_PIECES, min_size=40, max_size=80).map("".join))
+def test_to_unicode_of_a_long_value_equals_its_pylatexenc_reference(value):
+    assert to_unicode(value) == to_unicode_reference(value)
+
+
+def test_a_long_table_of_contents_is_cut_around_what_only_pylatexenc_reads():
+    value = " \\\\\n ".join(f"{n}: Chapter {{\\LaTeX}} / {n}" for n in range(40))
+    value += " \\\\ \\vspace{1ex} Index / 99"
+    assert len(value) >= LONG and decode_common(value, unknown_macro) is None
+    pieces = cut(value)
+    assert pieces is not None
+    assert [decode_common(piece, unknown_macro) is None for piece in pieces].count(True) == 1
