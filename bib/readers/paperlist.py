@@ -38,6 +38,7 @@ _HEADER_MAX = 100
 _FIELD_FIRST = "tTaAuUlL"
 """What `_FIELD` can start with (as `_NUMBER` starts with `[` or a digit): a line that
 starts otherwise, as most abstracts do, is not tried against them."""
+_BOM = b"\xef\xbb\xbf"
 _MARKER_BYTES = re.compile(
     rb"\s*(?:(?:\[\d{1,5}\]|\d{1,5}[.)])\s+)?(?:#{2,6}\s|title\s*(?::|\xef\xbc\x9a))",
     re.IGNORECASE,
@@ -85,15 +86,11 @@ def _lines(source: bytes | Path, path: str, first: int = 1) -> Iterator[str]:
     with _open(source, path) as handle:
         for number, raw in enumerate(handle, first):
             if number == 1:
-                raw = raw.removeprefix(b"\xef\xbb\xbf")
+                raw = raw.removeprefix(_BOM)
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
-                raise BibError(
-                    f"not UTF-8: byte 0x{raw[exc.start]:02x} at column {exc.start + 1}",
-                    path,
-                    number,
-                ) from None
+                raise _not_utf8(raw, exc, path, number) from None
             line = line.rstrip("\n").removesuffix("\r")
             if "\r" in line:  # old Mac line ends: one physical line holds several
                 yield from line.split("\r")
@@ -101,16 +98,32 @@ def _lines(source: bytes | Path, path: str, first: int = 1) -> Iterator[str]:
                 yield line
 
 
-def _uses_markers(source: bytes | Path, path: str) -> bool:
-    """Whether any paragraph starts with a title marker (`## Title`, `Title:`)."""
+def _not_utf8(raw: bytes, exc: UnicodeDecodeError, path: str, number: int) -> BibError:
+    return BibError(
+        f"not UTF-8: byte 0x{raw[exc.start]:02x} at column {exc.start + 1}", path, number
+    )
+
+
+def _scan(source: bytes | Path, path: str) -> bool:
+    """Whether any paragraph starts with a title marker (`## Title`, `Title:`), in a pass
+    over every line that also refuses a byte that is not UTF-8 (naming its line) before any
+    entry is read: an entry's own error can then never hide it, and which error a list gets
+    does not depend on where `split` cuts it (`--jobs`)."""
+    markers = False
     after_blank = True
     with _open(source, path) as handle:
-        for raw in handle:
+        for number, raw in enumerate(handle, 1):
+            if not raw.isascii():
+                bare = raw.removeprefix(_BOM) if number == 1 else raw
+                try:
+                    bare.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise _not_utf8(bare, exc, path, number) from None
             blank = not raw.strip()
-            if after_blank and not blank and _MARKER_BYTES.match(raw):
-                return True
+            if after_blank and not blank and not markers:
+                markers = bool(_MARKER_BYTES.match(raw))
             after_blank = blank
-    return False
+    return markers
 
 
 def _paragraphs(lines: Iterable[str], first: int = 1) -> Generator[tuple[int, list[str]]]:
@@ -328,7 +341,7 @@ def _begin(
     # what every record of the list shares, copied for each (a third of the cost of
     # building each Record from its arguments)
     shared = Record(id="", entry_type=EntryType.INPROCEEDINGS, **common)  # type: ignore[arg-type]
-    return Listing(path, shared, _uses_markers(source, path), header), first
+    return Listing(path, shared, _scan(source, path), header), first
 
 
 def _parts(source: bytes | Path, path: str, listing: Listing, size: int) -> Iterator[Part]:

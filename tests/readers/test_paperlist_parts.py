@@ -86,3 +86,21 @@ def test_entries_after_old_mac_line_ends_keep_their_line_numbers_in_later_parts(
     listing, parts = paperlist.split(data, "l.txt", size=1)
     lines = [r.source.line for part in parts for r in paperlist.parse(part, listing)]  # type: ignore[union-attr]
     assert lines == [r.source.line for r in paperlist.read(data, "l.txt")] == [3, 6, 8, 10]  # type: ignore[union-attr]
+
+
+def test_a_bad_byte_after_an_empty_entry_is_the_error_whole_and_in_parts() -> None:
+    """Regression (found by the property above): read whole, the bad byte of line 6 was
+    met while looking ahead for the end of the empty entry of line 3, so it won; read in
+    parts cut before line 5, the empty entry's error won. The encoding is now checked
+    before any entry, so both give the bad byte."""
+    data = b"ICML 2026 Papers\n\nAuthors: Jane Doe\n\nTitle: Another Paper\n\xffWe propose X.\n"
+    whole = _outcome(lambda: paperlist.read(data, "l.txt"))
+    assert whole == "l.txt:6: not UTF-8: byte 0xff at column 1"
+    assert _outcome(lambda: _parts(data, 1)) == whole
+
+
+def test_a_bad_byte_anywhere_is_reported_before_an_earlier_entrys_error() -> None:
+    data = b"ICML 2026\n\nAuthors: Jane Doe\n\n" + b"We propose X.\n\n" * 50 + b"caf\xe9\n"
+    assert _outcome(lambda: paperlist.read(data, "l.txt")) == (
+        "l.txt:105: not UTF-8: byte 0xe9 at column 4"
+    )
