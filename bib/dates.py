@@ -39,6 +39,32 @@ _MONTHS = {
 }
 
 
+MONTH_NAMES = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+"""The English names: what a `.bib` month reads as (`dec`, `{12}`, `December` alike), and
+what BibTeX output writes."""
+
+
+def month_name(text: str) -> str:
+    """`dec`, `12`, `December` -> December (one value however a `.bib` wrote it, so that
+    BibLaTeX's `month = {12}` reads back as the `month = dec` it was written from); any
+    other text (`Summer`) as it is."""
+    number = month_number(text)
+    return text if number is None else MONTH_NAMES[number - 1]
+
+
 def month_number(text: str) -> int | None:
     """`jul`, `July`, `7`, `07` -> 7; None for anything else (`Summer`)."""
     text = text.strip().strip("{}").strip().rstrip(".").lower()

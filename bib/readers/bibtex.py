@@ -185,6 +185,8 @@ def _field_value(name: str, value: str, decoding: Decoding) -> str:
         return value
     if name in names.NAME_LISTS:
         return names.format_names(decoding.names(value))
+    if name == "month":
+        return dates.month_name(decoding.text(value))
     return decoding.text(value)
 
 

@@ -320,11 +320,7 @@ def _put_extra_fields(record: Record, fields: dict[str, str], dialect: str, asci
             continue
         if type(value) is Latex:  # rendered reading notes (bib.latex.markdown)
             safe: str = value
-        elif (
-            record.latex is not None
-            and (dialect == "bibtex" or read_as not in BIBTEX_ONLY)
-            and (read := kept(record, read_as, ascii=ascii))
-        ):
+        elif record.latex is not None and (read := _kept(record, read_as, dialect, ascii)):
             safe = read
         elif name in NAME_LISTS:
             safe = " and ".join(filter(None, (_name(a, ascii) for a in parse_names(value))))
@@ -335,6 +331,20 @@ def _put_extra_fields(record: Record, fields: dict[str, str], dialect: str, asci
         if safe:
             fields[name] = safe
             taken.add(name)
+
+
+def _kept(record: Record, name: str, dialect: str, ascii: bool) -> str | None:
+    """The input's LaTeX for field `name` (`source.kept`), where this dialect writes it as
+    read: BibLaTeX writes its own `date` and a month number, but a month the input wrote
+    as a month macro (`month = dec`) is kept, as biblatex takes those too (biblatex manual,
+    2.3.9), so that the record reads back the same."""
+    if dialect == "bibtex" or name not in BIBTEX_ONLY:
+        return kept(record, name, ascii=ascii)
+    found = kept(record, "month", ascii=True) if name == "month" else None
+    return found if found is not None and found.strip().lower() in _MONTH_MACROS else None
+
+
+_MONTH_MACROS = frozenset(name[:3].lower() for name in dates.MONTH_NAMES)
 
 
 def _date_field(dialect: str, value: str, fields: dict[str, str]) -> str:
@@ -353,7 +363,7 @@ def _date_field(dialect: str, value: str, fields: dict[str, str]) -> str:
         months = any(len(date) > 1 for date in found)
         return value if months or dates.year_range(fields.get("year", "")) is None else ""
     if found and len(found[0]) > 1 and "month" not in fields:
-        fields["month"] = _MONTH_NAMES[found[0][1] - 1]
+        fields["month"] = dates.MONTH_NAMES[found[0][1] - 1]
     if found and (len(found) > 1 or len(found[0]) > 2):
         return value
     return ""
@@ -366,7 +376,7 @@ def _month_field(dialect: str, value: str, fields: dict[str, str]) -> str:
     as `month`, biber and biblatex warn and print nothing."""
     month = dates.month_number(value)
     if month is not None:
-        return str(month) if dialect == "biblatex" else _MONTH_NAMES[month - 1]
+        return str(month) if dialect == "biblatex" else dates.MONTH_NAMES[month - 1]
     if dialect != "biblatex":
         return value
     text = escape(value)
@@ -381,20 +391,6 @@ _ISSUE_TYPES = frozenset({"article", "periodical", "suppperiodical"})
 
 
 _DATE_PARTS = {"date": _date_field, "month": _month_field}
-_MONTH_NAMES = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-]
 
 
 def _name(author: Author, ascii: bool) -> str:

@@ -118,3 +118,28 @@ def test_a_csl_export_of_bold_initials_came_back_as_a_new_record(cli, tmp_path):
     assert back.id != stored.id  # what made it new
     report = json.loads(cli("add", "--json", out).stdout)
     assert (report["new"], report["updated"], report["unchanged"]) == ([], [], [item["id"]])
+
+
+KNUTH = """@article{knuth84,
+  author = {Donald E. Knuth}, title = {Literate Programming},
+  journal = {The Computer Journal}, year = 1984, month = MONTH, volume = 27
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("month", "fmt"),
+    [("dec", "biblatex"), ("{12}", "biblatex"), ("dec", "bibtex"), ("{December}", "bibtex")],
+)
+def test_a_month_exported_as_biblatex_came_back_updated(cli, tmp_path, month, fmt):
+    """Regression: `month = dec` read as "December", the BibLaTeX export wrote `month = {12}`,
+    read back as "12": an update. A month reads as its name however written, and a month
+    macro stays a macro in BibLaTeX, which takes it (biblatex manual, 2.3.9)."""
+    source = tmp_path / "knuth.bib"
+    source.write_text(KNUTH.replace("MONTH", month), encoding="utf-8")
+    assert cli("add", source).exit_code == 0
+    for _ in range(2):  # and once more from the export's export
+        out = tmp_path / READABLE[fmt]
+        assert cli("export", "-f", fmt, "-o", out).exit_code == 0
+        report = json.loads(cli("add", "--json", out).stdout)
+        assert (report["new"], report["updated"], report["unchanged"]) == ([], [], ["knuth84"])
