@@ -359,6 +359,13 @@ def _needs(names_used: list[str], usable: _Usable) -> tuple[str, ...] | None:
     return tuple(needs)
 
 
+def _month_number_written(found: bibtex_syntax.Field) -> bool:
+    """`month = {7}`: not kept as written, so BibTeX output writes the name the record reads
+    (July), as it does for `month = jul`; BibLaTeX writes the number either way, and a
+    BibLaTeX export added back then finds the month it stored (its `jul`, say) unchanged."""
+    return found.name == "month" and found.value.strip().isdigit()
+
+
 def _latex(
     entry: bibtex_syntax.Entry, record: Record, strings: _Usable, preambles: tuple[str, ...]
 ) -> LatexSource | None:
@@ -377,7 +384,7 @@ def _latex(
         if found.name == "note" and (record.title_derived or provenance_of(record.note)):
             continue  # the note bib wrote, its sentences rebuilt from the record
         decoded = held(record, found.name)
-        if decoded is None:
+        if decoded is None or _month_number_written(found):
             continue
         raw = found.raw
         if raw:

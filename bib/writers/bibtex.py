@@ -320,7 +320,11 @@ def _put_extra_fields(record: Record, fields: dict[str, str], dialect: str, asci
             continue
         if type(value) is Latex:  # rendered reading notes (bib.latex.markdown)
             safe: str = value
-        elif record.latex is not None and (read := _kept(record, read_as, dialect, ascii)):
+        elif (
+            record.latex is not None
+            and (dialect == "bibtex" or read_as not in BIBTEX_ONLY)
+            and (read := kept(record, read_as, ascii=ascii))
+        ):
             safe = read
         elif name in NAME_LISTS:
             safe = " and ".join(filter(None, (_name(a, ascii) for a in parse_names(value))))
@@ -331,20 +335,6 @@ def _put_extra_fields(record: Record, fields: dict[str, str], dialect: str, asci
         if safe:
             fields[name] = safe
             taken.add(name)
-
-
-def _kept(record: Record, name: str, dialect: str, ascii: bool) -> str | None:
-    """The input's LaTeX for field `name` (`source.kept`), where this dialect writes it as
-    read: BibLaTeX writes its own `date` and a month number, but a month the input wrote
-    as a month macro (`month = dec`) is kept, as biblatex takes those too (biblatex manual,
-    2.3.9), so that the record reads back the same."""
-    if dialect == "bibtex" or name not in BIBTEX_ONLY:
-        return kept(record, name, ascii=ascii)
-    found = kept(record, "month", ascii=True) if name == "month" else None
-    return found if found is not None and found.strip().lower() in _MONTH_MACROS else None
-
-
-_MONTH_MACROS = frozenset(name[:3].lower() for name in dates.MONTH_NAMES)
 
 
 def _date_field(dialect: str, value: str, fields: dict[str, str]) -> str:

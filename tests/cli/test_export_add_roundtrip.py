@@ -129,12 +129,20 @@ KNUTH = """@article{knuth84,
 
 @pytest.mark.parametrize(
     ("month", "fmt"),
-    [("dec", "biblatex"), ("{12}", "biblatex"), ("dec", "bibtex"), ("{December}", "bibtex")],
+    [
+        ("dec", "biblatex"),
+        ("{12}", "biblatex"),
+        ("12", "biblatex"),
+        ("{December}", "biblatex"),
+        ("dec", "bibtex"),
+        ("{December}", "bibtex"),
+        ("{12}", "bibtex"),
+    ],
 )
 def test_a_month_exported_as_biblatex_came_back_updated(cli, tmp_path, month, fmt):
     """Regression: `month = dec` read as "December", the BibLaTeX export wrote `month = {12}`,
-    read back as "12": an update. A month reads as its name however written, and a month
-    macro stays a macro in BibLaTeX, which takes it (biblatex manual, 2.3.9)."""
+    read back as "12" with the LaTeX `{12}`: an update. A month reads as its name however
+    written, and a month written as a number keeps no LaTeX of its own."""
     source = tmp_path / "knuth.bib"
     source.write_text(KNUTH.replace("MONTH", month), encoding="utf-8")
     assert cli("add", source).exit_code == 0
