@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 from html.parser import HTMLParser
 
 from bib.record import Record, Tag, TagKind
@@ -30,3 +32,21 @@ def note_id_of(note_html: str) -> str | None:
     parser.feed(note_html)
     parser.close()
     return parser.found
+
+
+def pybtex_fields(text: str) -> dict[str, dict[str, str]]:
+    """Each entry's fields as pybtex reads a `.bib` text (lower-cased keys and field names,
+    name lists joined with `and`): an independent reader of what a `.bib` means."""
+    from pybtex import database, errors
+
+    errors.set_strict_mode(False)
+    quiet = io.StringIO()  # pybtex warns of undefined @strings, as BibTeX does
+    with contextlib.redirect_stderr(quiet), contextlib.redirect_stdout(quiet):
+        data = database.parse_string(text, "bibtex")
+    found: dict[str, dict[str, str]] = {}
+    for key, entry in data.entries.items():
+        fields = {name.lower(): value for name, value in entry.fields.items()}
+        for role, people in entry.persons.items():
+            fields[role.lower()] = " and ".join(str(person) for person in people)
+        found[key.lower()] = fields
+    return found

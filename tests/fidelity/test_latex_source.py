@@ -9,8 +9,6 @@ bib's tokenizer (it gives each value as written) and reported in docs/formats.md
 
 from __future__ import annotations
 
-import contextlib
-import io
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +21,7 @@ from test_corpus import FILES, NEEDS_FORGIVING_READER, NOT_BIBLIOGRAPHIES
 from bib import convert as engine
 from bib import writers
 from bib.readers import bibtex_syntax
+from tests.helpers import pybtex_fields
 
 pybtex_database = pytest.importorskip("pybtex.database")
 pybtex_errors = pytest.importorskip("pybtex.errors")
@@ -44,20 +43,6 @@ AGREEMENT_FLOOR = 0.99
 VERBATIM_FLOOR = 0.80
 
 
-def _pybtex_fields(text: str) -> dict[str, dict[str, str]]:
-    pybtex_errors.set_strict_mode(False)
-    quiet = io.StringIO()  # pybtex warns of undefined @strings, as BibTeX does
-    with contextlib.redirect_stderr(quiet), contextlib.redirect_stdout(quiet):
-        data = pybtex_database.parse_string(text, "bibtex")
-    found: dict[str, dict[str, str]] = {}
-    for key, entry in data.entries.items():
-        fields = {name.lower(): value for name, value in entry.fields.items()}
-        for role, people in entry.persons.items():
-            fields[role.lower()] = " and ".join(str(person) for person in people)
-        found[key.lower()] = fields
-    return found
-
-
 def test_the_inputs_key_field_was_derived_again(tmp_path):
     """BibTeX's sort and label field `key` of an authorless entry was replaced by one the
     writer derived (xampl.bib's `key = STOC-key` became the title): pybtex reads the input's."""
@@ -70,8 +55,8 @@ def test_the_inputs_key_field_was_derived_again(tmp_path):
     )
     records = engine.run([source], engine.ConvertOptions(stages=())).records
     for dialect in ("bibtex", "biblatex"):
-        ours = _pybtex_fields(writers.render(records, dialect))
-        theirs = _pybtex_fields(source.read_text(encoding="utf-8"))
+        ours = pybtex_fields(writers.render(records, dialect))
+        theirs = pybtex_fields(source.read_text(encoding="utf-8"))
         assert {k: ours[k]["key"] for k in ours} == {k: theirs[k]["key"] for k in theirs}
 
 
@@ -105,8 +90,8 @@ def converted():
 def _compare(converted, column: int, renamed: dict[str, str], skipped: frozenset[str]):
     result = Compared(unexplained=[])
     for path, original, *outputs in converted:
-        ours = _pybtex_fields(outputs[column])
-        for key, theirs in _pybtex_fields(original).items():
+        ours = pybtex_fields(outputs[column])
+        for key, theirs in pybtex_fields(original).items():
             written = ours.get(key)
             if written is None:
                 continue

@@ -8,8 +8,6 @@ the library's export of the same file, and every field must say the same thing.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import sqlite3
 from pathlib import Path
@@ -26,6 +24,7 @@ from bib import convert as engine
 from bib import writers
 from bib.cli.library import render_entries
 from bib.testing import texlive_bibs
+from tests.helpers import pybtex_fields
 
 pybtex_database = pytest.importorskip("pybtex.database")
 pybtex_errors = pytest.importorskip("pybtex.errors")
@@ -63,20 +62,6 @@ LATIN1 = frozenset({"jbtest.bib"})
 """Refused with one error line by `bib convert` and `bib add` alike (tests/fidelity)."""
 
 
-def _pybtex(text: str) -> dict[str, dict[str, str]]:
-    pybtex_errors.set_strict_mode(False)
-    quiet = io.StringIO()  # pybtex warns of undefined @strings, as BibTeX does
-    with contextlib.redirect_stderr(quiet), contextlib.redirect_stdout(quiet):
-        data = pybtex_database.parse_string(text, "bibtex")
-    found: dict[str, dict[str, str]] = {}
-    for key, entry in data.entries.items():
-        fields = {name.lower(): value for name, value in entry.fields.items()}
-        for role, people in entry.persons.items():
-            fields[role.lower()] = " and ".join(str(person) for person in people)
-        found[key.lower()] = fields
-    return found
-
-
 def _converted(path: Path, fmt: str) -> str:
     return writers.render(engine.run([path]).records, fmt)
 
@@ -108,7 +93,7 @@ def test_library_export_loses_the_inputs_latex(cli, thesis: Path, fmt: str) -> N
         r"{{\LaTeX}: {A} Document Preparation System}",
     ):
         assert written in exported
-    assert _pybtex(exported) == _pybtex(_converted(thesis, fmt))
+    assert pybtex_fields(exported) == pybtex_fields(_converted(thesis, fmt))
 
 
 def test_adding_the_same_bib_again_reports_every_record_unchanged(cli, thesis: Path) -> None:
@@ -210,7 +195,7 @@ def test_library_export_flattened_an_imported_annote(cli, tmp_path: Path) -> Non
     written = r"First \texttt{annote} paragraph.\par Second one."
     assert f"annote = {{{written}}}" in _export(cli, "-f", "bibtex")
     assert cli("note", "add", "b", "My *own* note").exit_code == 0
-    with_ours = _pybtex(_export(cli, "-f", "bibtex"))["b"]["annote"]
+    with_ours = pybtex_fields(_export(cli, "-f", "bibtex"))["b"]["annote"]
     assert with_ours.startswith(written) and with_ours.endswith(r"My \emph{own} note")
 
 
@@ -346,8 +331,8 @@ def test_texlive_bibs_added_and_exported_read_as_their_conversion(texlive_librar
     differences = []
     compared = 0
     for item in texlive_library:
-        ours = _pybtex(item["exports"][fmt])
-        for key, fields in _pybtex(writers.render(item["records"], fmt)).items():
+        ours = pybtex_fields(item["exports"][fmt])
+        for key, fields in pybtex_fields(writers.render(item["records"], fmt)).items():
             compared += len(fields)
             if ours.get(key) != fields:
                 differences.append((item["path"].name, key))
