@@ -30,8 +30,18 @@ def postgres_server(unavailable: Callable[[str], Any]) -> Iterator[Server]:
         unavailable(f"no PostgreSQL server: {exc}")
 
 
+# CI is derandomized (each test's examples seeded from its own name), so that CI runs the
+# examples the last local run of this profile ran; `explore` is the random search for new
+# failures, run locally before a change lands (docs/testing.md).
 settings.register_profile(
-    "ci", max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    "ci",
+    max_examples=1000,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "explore", max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.register_profile("dev", max_examples=100, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))

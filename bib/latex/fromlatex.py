@@ -4,6 +4,7 @@ Unicode; formatting commands, links and math stay markup."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -36,6 +37,9 @@ _HOLOGO_NAME = re.compile(r"\\hologo\s*\{([A-Za-z0-9]+)\}")
 _SINGLE_QUOTES = re.compile(r"(?<![`\\!?])`(?!`)(?:([^`]*?)(?<!\\)'(?![A-Za-z']))?")
 """TeX's single quotes, `` `x' ``, or an opening one alone: U+2018 x U+2019 and U+2018, as TeX
 prints them (a double `` `` `` and `''` are ligatures of their own, an apostrophe stays)."""
+_MATH_DELIMITER = re.compile(r"(?<!\\)(?:\$\$?|\\[()\[\]])")
+"""What opens or closes math: `$`, `$$`, `\\(`, `\\)`, `\\[`, `\\]` (not an escaped `\\$`)."""
+_MATH_CLOSES = {"$": "$", "$$": "$$", "\\(": "\\)", "\\[": "\\]"}
 _QUOTE_COMMAND = re.compile(r"\\(?:enquote|mkbibquote)\s*\{")
 """csquotes' `\\enquote{x}` and biblatex's `\\mkbibquote{x}`: x in double quotes, in single
 ones inside another."""
@@ -55,10 +59,31 @@ def prepare(latex: str) -> str:
     if "quote" in latex:
         latex = _quoted(latex)
     if "`" in latex:
-        latex = _SINGLE_QUOTES.sub(_single_quotes, latex)
+        latex = _outside_math(latex, lambda text: _SINGLE_QUOTES.sub(_single_quotes, text))
     if "{" in latex and "\\" in latex:
         latex = _GROUP_ACCENT.sub(r"\1\2}\3", latex)
     return latex
+
+
+def _outside_math(latex: str, change: Callable[[str], str]) -> str:
+    """`change` applied to the text outside math only, in one pass: what TeX's text mode
+    prints (a quote ligature) means something else between `$`s. Unclosed math runs to the
+    end, as TeX reads it."""
+    if "$" not in latex and "\\(" not in latex and "\\[" not in latex:
+        return change(latex)
+    out: list[str] = []
+    pos, closing = 0, ""
+    for m in _MATH_DELIMITER.finditer(latex):
+        token = m.group()
+        if not closing and token in _MATH_CLOSES:
+            out.append(change(latex[pos : m.start()]))
+            pos, closing = m.start(), _MATH_CLOSES[token]
+        elif token == closing:
+            out.append(latex[pos : m.end()])
+            pos, closing = m.end(), ""
+    rest = latex[pos:]
+    out.append(rest if closing else change(rest))
+    return "".join(out)
 
 
 def _logo(m: re.Match[str]) -> str:

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from bib import convert as engine
+from bib.latex.fromlatex import from_latex
 from bib.latex.totext import to_text
 from bib.writers import csljson
 
@@ -103,6 +104,13 @@ def test_tex_single_quotes_kept_as_a_backtick_and_an_apostrophe(tmp_path):
     differences); an apostrophe in a word stays one."""
     item = _ours(tmp_path, "@article{a, title = {A `{Sir Francis}' and Editor's `x'}}\n")
     assert item["title"] == "A \u2018Sir Francis\u2019 and Editor's \u2018x\u2019"
+
+
+def test_a_backtick_in_math_was_read_as_a_text_quote():
+    """`$`code`$` came back from bib's own `.bib` with U+2018 for each backtick (hypothesis,
+    CI): TeX's quote ligatures are text mode's; between `$`s the math is kept as written."""
+    assert from_latex("$`code`$ and `x'") == "$`code`$ and \u2018x\u2019"
+    assert from_latex("\\(`a'\\) `b'") == "\\(`a'\\) \u2018b\u2019"
 
 
 def test_math_operator_lost_its_space_before_the_operand():

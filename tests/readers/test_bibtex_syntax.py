@@ -15,7 +15,7 @@ import pytest
 from bibtexparser.bparser import BibTexParser
 from hypothesis import given
 from hypothesis import strategies as st
-from pybtex.database import parse_string
+from pybtex.database import Person, parse_string
 
 from bib.errors import BibError
 from bib.readers import bibtex, bibtex_syntax, looks_like_text
@@ -25,7 +25,9 @@ _WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJ0123456789.,:;!?'(
 _TEXT = st.lists(_WORD, min_size=1, max_size=5).map(" ".join)
 _BRACED = st.recursive(_TEXT, lambda inner: inner.map(lambda t: "{" + t + "}"), max_leaves=3)
 _VALUE = st.lists(st.one_of(_TEXT, _BRACED), min_size=1, max_size=3).map(" ".join)
-_NAMES = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=2, max_size=8)
+_NAMES = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=2, max_size=8).filter(
+    lambda name: name not in Person.valid_roles  # pybtex reads these as names, not fields
+)
 _KEYS = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789:-_./+", min_size=1, max_size=12)
 
 
