@@ -32,7 +32,7 @@ def postgres_server(unavailable: Callable[[str], Any]) -> Iterator[Server]:
 
 # CI is derandomized (each test's examples seeded from its own name), so that CI runs the
 # examples the last local run of this profile ran; `explore` is the random search for new
-# failures, run locally before a change lands (docs/testing.md).
+# failures, run locally before a change lands (README, "For developers").
 settings.register_profile(
     "ci",
     max_examples=1000,
