@@ -23,14 +23,14 @@ import tempfile
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO, BinaryIO, Generic, NamedTuple, Protocol, TypeVar
+from typing import IO, BinaryIO, Generic, NamedTuple, Protocol, TypeVar, runtime_checkable
 
 from bib import bidi, crossref, keys, merge, parallel, readers, stable_keys, writers
 from bib.atomic import Staged
 from bib.errors import BibError
-from bib.extract import hierarchy
 from bib.extract import tags as tagging
 from bib.extract import vocabulary as vocab
+from bib.extract.generic import GenericTopics, Observed
 from bib.extract.methods import tag_methods
 from bib.extract.tags import tag_stream
 from bib.extract.titles import derive_titles
@@ -104,14 +104,44 @@ def tag_stages(
     with_parents: bool = False,
 ) -> list[Stage]:
     """The default stages with the tagging stage set up from a vocabulary (the shipped one
-    and `vocab_files`), making tags of `kinds` only; with the ancestors of each topic added
-    when `with_parents` (bib.extract.hierarchy)."""
+    and `vocab_files`), making tags of `kinds` only; with topics, the list's generic topics
+    left out where a paper is not about them (`GenericTopics`, a `ListStage`), and the
+    ancestors of each topic added when `with_parents` (bib.extract.hierarchy)."""
     vocabulary = vocab.load(vocab_files)
-    stages = [s for s in DEFAULT_STAGES if s is not tag_stream]
-    stages.append(tagging.stage(vocabulary, max_topics, kinds))
-    if with_parents and TagKind.TOPIC in kinds:
-        stages.append(hierarchy.parents_stage(vocabulary))
+    stages: list[Stage] = [s for s in DEFAULT_STAGES if s is not tag_stream]
+    topical = TagKind.TOPIC in kinds
+    stages.append(tagging.stage(vocabulary, max_topics, kinds, loose=topical))
+    if topical:
+        stages.append(GenericTopics(vocabulary, max_topics, with_parents))
     return stages
+
+
+@runtime_checkable
+class ListStage(Protocol):
+    """A last stage that needs the whole run: it learns something of every record
+    (`observe`), decides once all are seen (`decide`), and then finishes each record
+    (`finish`). The engine finishes each record at once with the `prior` decision and
+    keeps it as it was before (on disk) only when `observe` says some decision could
+    change it (`Observed.loose`); those few are finished again if the run's decision
+    differs. Called as a plain stage, it finishes each record with the `prior`."""
+
+    @property
+    def prior(self) -> frozenset[str]: ...
+
+    def __call__(self, records: Iterable[Record], /) -> Iterable[Record]: ...
+
+    def observe(self, record: Record) -> Observed: ...
+
+    def decide(self, counts: collections.Counter[str], records: int) -> frozenset[str]: ...
+
+    def finish(self, record: Record, decided: frozenset[str]) -> Record: ...
+
+
+def _list_stage(stages: Sequence[Stage]) -> tuple[Sequence[Stage], ListStage | None]:
+    """The per-record stages, and the list stage if the last one is one."""
+    if stages and isinstance(stages[-1], ListStage):
+        return stages[:-1], stages[-1]
+    return stages, None
 
 
 @dataclass
@@ -286,8 +316,8 @@ def _spool(
     stats: Stats,
     encode: Encoder,
 ) -> Spooled:
-    with contextlib.closing(Spool()) as raw:
-        reading = _Reading(raw, done, Definitions())
+    with contextlib.closing(Spool()) as raw, contextlib.closing(Spool()) as held:
+        reading = _Reading(raw, done, Definitions(), held)
         found = merge.groups(_read_into(reading, paths, options, stdin, stats, encode))
         papers = [group for group in found if len(group) > 1]
         stats.merged = stats.read - len(found)
@@ -313,6 +343,7 @@ def _spool(
         )
         unique = stats.read - len(copies) + len(papers)
         extracted = _prepared(itertools.chain(todo, merged), options, encode)
+        listed = _Listed()
         bases: list[tuple[str, str]] = []
         owns: dict[int, OwnKey] = {}
         lookalikes: list[merge.Lookalike] = []
@@ -320,9 +351,10 @@ def _spool(
         parents: set[str] = set()
         texts: list[str] = []
         indices: list[int] = []
-        for index, item in _in_order(singles, reading, extracted):
+        for index, item, read_at in _in_order(singles, reading, extracted):
             if len(bases) == unique:
                 raise RuntimeError("an extraction stage yielded more records than it got")
+            listed.count(len(bases), item, reading, read_at)
             if item.own is not None:
                 owns[len(bases)] = item.own
             if index < 0:
@@ -335,6 +367,9 @@ def _spool(
             if item.parent:
                 parents.add(item.parent)
             texts.append(item.text_id)
+        listing = _list_stage(options.stages)[1]
+        if listing is not None:
+            listed.finish(listing, reading.held, done, indices, Workers(options.jobs), encode)
     if len(bases) < unique:
         raise RuntimeError("an extraction stage yielded fewer records than it got")
     stats.records = unique
@@ -383,9 +418,13 @@ class _Reading:
     raw: Spool
     done: Spool
     definitions: Definitions
+    held: Spool
+    """Records as the stages left them, for a list stage to finish again (`_Listed`)."""
     where: list[int] = field(default_factory=list)
     ahead: list[Prepared | None] = field(default_factory=list)
     ahead_at: list[int] = field(default_factory=list)
+    held_at: dict[int, int] = field(default_factory=dict)
+    """Where in `held` a record extracted ahead is, by its position in `where`."""
     parts: list[_Ahead] = field(default_factory=list)
 
     def keep(self, record: Record) -> list[str]:
@@ -395,11 +434,15 @@ class _Reading:
         self.definitions.add(record.latex)
         return merge.identities(record)
 
-    def keep_ahead(self, part: _Ahead, data: list[bytes], done: list[Plain] | None) -> None:
+    def keep_ahead(
+        self, part: _Ahead, data: list[bytes], done: list[Plain] | None, held: list[bytes]
+    ) -> None:
         """Keep what a worker made of the records of a part it read: `data` what `encode`
-        made of each, `done` the rest of each `Prepared` (None: it could not make them)."""
+        made of each, `done` the rest of each `Prepared` (None: it could not make them),
+        `held` each `Prepared.held`."""
         self.parts.append(part)
         first, at = len(self.ahead), len(self.done.offsets)
+        read = len(self.where)
         self.where.extend(range(-1 - first, -1 - first - part.total, -1))
         if done is None:
             self.ahead.extend(itertools.repeat(None, part.total))
@@ -408,6 +451,10 @@ class _Reading:
         self.done.add_all(data)
         self.ahead.extend(Prepared.of_plain(plain, b"") for plain in done)
         self.ahead_at.extend(range(at, at + part.total))
+        for offset, record in enumerate(held):
+            if record:
+                self.held_at[read + offset] = len(self.held.offsets)
+                self.held.add_bytes(record)
 
     def keep_read(self, copies: Collection[int]) -> None:
         """Read again, and keep as read, the records extracted ahead that are copies of a
@@ -448,24 +495,78 @@ class _Ahead(NamedTuple):
 
 def _in_order(
     singles: Iterable[int], reading: _Reading, extracted: Iterator[Prepared]
-) -> Iterator[tuple[int, Prepared]]:
+) -> Iterator[tuple[int, Prepared, int]]:
     """Every unique paper's `Prepared`, in the order of one process (the records read once,
     in read order, then the merged papers), with the index in `done` of what was extracted
-    ahead (-1 for the rest, which come from `extracted` in the same order)."""
+    ahead and its position in `reading.where` (-1 and -1 for the rest, which come from
+    `extracted` in the same order)."""
     where, ahead, ahead_at = reading.where, reading.ahead, reading.ahead_at
     for i in singles:
         at = where[i]
         if at < 0:
             found = ahead[-1 - at]
             assert found is not None
-            yield ahead_at[-1 - at], found
+            yield ahead_at[-1 - at], found, i
         else:
             item = next(extracted, None)
             if item is None:  # a stage dropped records: the caller counts them
                 return
-            yield -1, item
+            yield -1, item, -1
     for item in extracted:
-        yield -1, item
+        yield -1, item, -1
+
+
+@dataclass
+class _Listed:
+    """What the records of a run told its list stage (`ListStage.observe`): how many carry
+    each counted value, how many carry any, and, by output position, the records some
+    decision could change (their `loose` values, and where in `held` each is)."""
+
+    counts: collections.Counter[str] = field(default_factory=collections.Counter)
+    records: int = 0
+    loose: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    held_at: dict[int, int] = field(default_factory=dict)
+
+    def count(self, position: int, item: Prepared, reading: _Reading, read_at: int) -> None:
+        """Count the record at output `position` (`read_at`: where it was read ahead)."""
+        if item.counted:
+            self.counts.update(item.counted)
+            self.records += 1
+        if item.loose:
+            self.loose[position] = item.loose
+            if item.held:
+                self.held_at[position] = len(reading.held.offsets)
+                reading.held.add_bytes(item.held)
+            else:
+                self.held_at[position] = reading.held_at[read_at]
+
+    def finish(
+        self,
+        listing: ListStage,
+        held: Spool,
+        done: Spool,
+        indices: list[int],
+        workers: Workers,
+        encode: Encoder,
+    ) -> None:
+        """Decide for the whole run; the records whose finish that changes are finished
+        and encoded again (in the workers, past `PARALLEL_AFTER` of them), and `indices`
+        point at them."""
+        decided = listing.decide(self.counts, self.records)
+        changed = decided ^ listing.prior
+        again = [k for k, loose in self.loose.items() if not changed.isdisjoint(loose)]
+        if not again:
+            return
+        finish = listing.finish
+        records = (held.get_bytes(self.held_at[k]) for k in again)
+        encoded = workers.run(
+            lambda batch: [encode(finish(record_of(data), decided)) for data in batch],
+            records,
+            BYTES,
+        )
+        for position, data in zip(again, encoded, strict=True):
+            indices[position] = len(done.offsets)
+            done.add_bytes(data)
 
 
 def _read_into(
@@ -529,7 +630,7 @@ def _read_list(
     whose stages fail is read again too, so that the error comes where it comes in one
     process."""
     source = opened.source
-    listing, parts = paperlist.split(
+    listed, parts = paperlist.split(
         source,
         opened.name,
         venue=options.venue,
@@ -542,29 +643,32 @@ def _read_list(
     head = list(itertools.islice(parts, enough))
     if len(head) < enough:
         for part in head:
-            for record in paperlist.parse(part, listing):
+            for record in paperlist.parse(part, listed):
                 yield reading.keep(_stripped(record, warn))
         return
-    strict, stages, texts = options.strict, options.stages, bool(options.pinned)
+    strict, texts = options.strict, bool(options.pinned)
+    stages, listing = _list_stage(options.stages)
 
     def work(part: paperlist.Part) -> bytes:
         records, read = [], []
-        for record in paperlist.parse(part, listing):
+        for record in paperlist.parse(part, listed):
             told: list[str] = []
             record = _stripped(record, strict_report if strict else told.append)
             records.append(record)
             read.append((merge.identities(record), told))
         data: list[bytes] = []
         done: list[Plain] = []
+        held: list[bytes] = []
         try:
-            for item in _prepare(_extract(records, stages), encode, texts):
+            for item in _prepare(_extract(records, stages), encode, texts, listing):
                 data.append(item.data)
                 done.append(item.plain())
+                held.append(item.held)
         except BibError:
-            return marshal.dumps((read, [], None))  # told when read again, as in one process
+            return marshal.dumps((read, [], None, []))  # told when read again, as in one process
         if len(done) != len(records):
             raise RuntimeError("an extraction stage did not yield one record for each")
-        return marshal.dumps((read, data, done))
+        return marshal.dumps((read, data, done, held))
 
     sent: collections.deque[tuple[paperlist.Part, int]] = collections.deque()
 
@@ -576,10 +680,11 @@ def _read_list(
     def arrived() -> Iterator[tuple[list[str], list[str]]]:
         results = parallel.ordered_map(work, sending(itertools.chain(head, parts)), options.jobs)
         for blob in results:
-            read, data, done = marshal.loads(blob)
+            read, data, done, held = marshal.loads(blob)
             part, size = sent.popleft()
             first = len(reading.where)
-            reading.keep_ahead(_Ahead(source, listing, part, size, first, len(read)), data, done)
+            ahead = _Ahead(source, listed, part, size, first, len(read))
+            reading.keep_ahead(ahead, data, done, held)
             yield from read
 
     records = arrived()
@@ -597,21 +702,32 @@ def _prepared(
     encoded: the stages and the encoding in worker processes when `jobs` says so, the
     lookups always here."""
     workers = Workers(options.jobs, options.progress)
-    stages, lookups = options.stages, options.lookups
+    (stages, listing), lookups = _list_stage(options.stages), options.lookups
     texts = bool(options.pinned)
     if not lookups:
         return workers.run(
-            lambda batch: _prepare(_extract(map(record_of, batch), stages), encode, texts),
+            lambda batch: _prepare(_extract(map(record_of, batch), stages), encode, texts, listing),
             records,
             PREPARED,
         )
     extracted = workers.run(lambda batch: _extract(map(record_of, batch), stages), records, RECORDS)
-    return _prepare(_extract(extracted, lookups), encode, texts)
+    return _prepare(_extract(extracted, lookups), encode, texts, listing)
 
 
-def _prepare(records: Iterable[Record], encode: Encoder, texts: bool) -> Iterator[Prepared]:
-    """`texts`: with each record its `stable_keys.text_id` (when existing keys are pinned)."""
+def _prepare(
+    records: Iterable[Record], encode: Encoder, texts: bool, listing: ListStage | None = None
+) -> Iterator[Prepared]:
+    """`texts`: with each record its `stable_keys.text_id` (when existing keys are pinned).
+    `listing`: each record finished with its `prior` before it is encoded, and kept as the
+    stages left it when the run's decision could change it (`ListStage`)."""
+    observed = _UNLISTED
     for record in records:
+        held = b""
+        if listing is not None:
+            observed = listing.observe(record)
+            if observed.loose:
+                held = record_bytes(record)
+            record = listing.finish(record, listing.prior)
         yield Prepared(
             record.id,
             keys.base_key(record, verbatim=True),
@@ -621,7 +737,13 @@ def _prepare(records: Iterable[Record], encode: Encoder, texts: bool) -> Iterato
             OwnKey(record.key, _place(record)) if record.key else None,
             crossref.parent_key(record),
             stable_keys.text_id(record) if texts else "",
+            observed.topics,
+            observed.loose,
+            held,
         )
+
+
+_UNLISTED = Observed((), ())
 
 
 class Prepared(NamedTuple):
@@ -638,24 +760,34 @@ class Prepared(NamedTuple):
     own: OwnKey | None = None
     parent: str = ""
     text_id: str = ""
+    counted: tuple[str, ...] = ()
+    loose: tuple[str, ...] = ()
+    held: bytes = b""
+    """`ListStage.observe`'s `topics` and `loose`, and the record as the stages left it
+    when `loose` is not empty (`record_bytes`)."""
 
     def plain(self) -> Plain:
-        """All but `data`, as plain tuples and strings, which `marshal` writes (`PREPARED`)."""
+        """All but `data` and `held`, as plain tuples and strings, which `marshal` writes
+        (`PREPARED`)."""
         own = tuple(self.own) if self.own is not None else None
         lookalike = tuple(self.lookalike)
         return (self.id, self.base_key, self.title_derived, lookalike, own, self.parent,
-                self.text_id)  # fmt: skip
+                self.text_id, self.counted, self.loose)  # fmt: skip
 
     @classmethod
-    def of_plain(cls, plain: Plain, data: bytes) -> Prepared:
-        """The `Prepared` that `plain` gave, with `data`."""
-        record_id, base_key, derived, lookalike, own, parent, text_id = plain
+    def of_plain(cls, plain: Plain, data: bytes, held: bytes = b"") -> Prepared:
+        """The `Prepared` that `plain` gave, with `data` and `held`."""
+        record_id, base_key, derived, lookalike, own, parent, text_id, counted, loose = plain
         return cls(record_id, base_key, derived, merge.Lookalike(*lookalike), data,
-                   OwnKey(*own) if own is not None else None, parent, text_id)  # fmt: skip
+                   OwnKey(*own) if own is not None else None, parent, text_id, counted, loose,
+                   held)  # fmt: skip
 
 
-Plain = tuple[str, str, bool, tuple[str, ...], tuple[str, ...] | None, str, str]
-"""A `Prepared` but its `data` as `marshal` writes it."""
+Plain = tuple[
+    str, str, bool, tuple[str, ...], tuple[str, ...] | None, str, str, tuple[str, ...],
+    tuple[str, ...],
+]  # fmt: skip
+"""A `Prepared` but its `data` and `held` as `marshal` writes it."""
 
 
 class Codec(NamedTuple, Generic[Done]):
@@ -669,13 +801,14 @@ class Codec(NamedTuple, Generic[Done]):
 
 
 PREPARED: Codec[Prepared] = Codec(
-    lambda done: marshal.dumps([(item.plain(), item.data) for item in done]),
+    lambda done: marshal.dumps([(item.plain(), item.data, item.held) for item in done]),
     lambda data: itertools.starmap(Prepared.of_plain, marshal.loads(data)),
 )
 RECORDS: Codec[Record] = Codec(
     lambda done: marshal.dumps(list(map(record_bytes, done))),
     lambda data: map(record_of, marshal.loads(data)),
 )
+BYTES: Codec[bytes] = Codec(lambda done: marshal.dumps(list(done)), marshal.loads)
 
 
 PARALLEL_AFTER = 2_000

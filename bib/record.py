@@ -120,6 +120,9 @@ class Tag:
     value: str
     label: str = ""
     evidence: tuple[Span, ...] = ()
+    loose: bool = field(default=False, compare=False)
+    """A topic the paper names but is not about, which the list's generic topics leave out
+    (bib.extract.generic); not part of what the tag is (equality, hash)."""
 
 
 @dataclass(frozen=True, slots=True)

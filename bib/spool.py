@@ -113,7 +113,9 @@ def _plain(record: Record) -> list[object]:
     if record.links:
         out[_AT["links"]] = [(link.url, link.role.value) for link in record.links]
     if record.tags:
-        out[_AT["tags"]] = [(t.kind.value, t.value, t.label, t.evidence) for t in record.tags]
+        out[_AT["tags"]] = [
+            (t.kind.value, t.value, t.label, t.evidence, t.loose) for t in record.tags
+        ]
     out[_AT["sources"]] = [(s.path, s.line) for s in record.sources]
     if (latex := record.latex) is not None:
         out[_AT["latex"]] = (
@@ -133,8 +135,8 @@ def _record(plain: list[object], key: str | None = None) -> Record:
         plain[_AT["links"]] = tuple(Link(u, _ROLES[r]) for u, r in links)  # type: ignore[attr-defined]
     if tags := plain[_AT["tags"]]:
         plain[_AT["tags"]] = tuple(
-            Tag(_KINDS[k], v, label, e)
-            for k, v, label, e in tags  # type: ignore[attr-defined]
+            Tag(_KINDS[k], v, label, e, loose)
+            for k, v, label, e, loose in tags  # type: ignore[attr-defined]
         )
     plain[_AT["sources"]] = tuple(Source(*s) for s in plain[_AT["sources"]])  # type: ignore[attr-defined]
     if (latex := plain[_AT["latex"]]) is not None:

@@ -215,20 +215,24 @@ _ODD_CASE = re.compile("[\u0130\u0131\u017f]")
 turn into it (U+0130, U+0131, U+017F); text with one of them takes the plain regex scan."""
 
 
-_SET_KIND, _SET_VALUE, _SET_LABEL, _SET_EVIDENCE = (
-    getattr(Tag, name).__set__ for name in ("kind", "value", "label", "evidence")
+_SET_KIND, _SET_VALUE, _SET_LABEL, _SET_EVIDENCE, _SET_LOOSE = (
+    getattr(Tag, name).__set__ for name in ("kind", "value", "label", "evidence", "loose")
 )
 
 
-def _tag(kind: TagKind, value: str, label: str, evidence: tuple[Span, ...]) -> Tag:
-    """`Tag(kind, value, label, evidence)` at 60% of the cost, for the tags of every record:
-    a frozen dataclass's `__init__` sets each field through `object.__setattr__`, where this
-    sets the slots straight (the same tag; tests/tags/test_tags.py checks the fields)."""
+def _tag(
+    kind: TagKind, value: str, label: str, evidence: tuple[Span, ...], loose: bool = False
+) -> Tag:
+    """`Tag(kind, value, label, evidence, loose)` at 60% of the cost, for the tags of every
+    record: a frozen dataclass's `__init__` sets each field through `object.__setattr__`,
+    where this sets the slots straight (the same tag; tests/tags/test_tags.py checks the
+    fields)."""
     tag = object.__new__(Tag)
     _SET_KIND(tag, kind)
     _SET_VALUE(tag, value)
     _SET_LABEL(tag, label)
     _SET_EVIDENCE(tag, evidence)
+    _SET_LOOSE(tag, loose)
     return tag
 
 
@@ -443,11 +447,15 @@ def tag_record(
 ) -> Record:
     """One record with its extracted tags of `kinds` recomputed (a caller that writes only
     some kinds need not pay for the others; earlier tags of the others are dropped)."""
-    return _tag_batch([record], vocabulary, max_topics, kinds)[0]
+    return _tag_batch([record], vocabulary, max_topics, kinds, False)[0]
 
 
 def _tag_batch(
-    records: list[Record], vocabulary: Vocabulary, max_topics: int, kinds: Collection[TagKind]
+    records: list[Record],
+    vocabulary: Vocabulary,
+    max_topics: int,
+    kinds: Collection[TagKind],
+    loose: bool,
 ) -> list[Record]:
     """`tag_record` for each record, one step at a time over all of them: a step's code and
     data then stay in the processor's caches, which makes tagging a tenth faster than
@@ -489,7 +497,7 @@ def _tag_batch(
         for tags, record, view, claimed in zip(
             produced, records, views, contributions, strict=True
         ):
-            tags += _topic_tags(record, vocabulary, max_topics, view, claimed)
+            tags += _topic_tags(record, vocabulary, max_topics, view, claimed, loose)
     if entities:
         for tags, record, found in zip(produced, records, words, strict=True):
             tags += _entity_tags(record, vocabulary, found, kinds)
@@ -500,7 +508,12 @@ def _tag_batch(
 
 
 def _topic_tags(
-    record: Record, vocabulary: Vocabulary, max_topics: int, view: str, contributions: list[Tag]
+    record: Record,
+    vocabulary: Vocabulary,
+    max_topics: int,
+    view: str,
+    contributions: list[Tag],
+    loose: bool,
 ) -> list[Tag]:
     text = record.abstract
     benchmark = [t for t in contributions if t.value in BENCHMARK_CUES]
@@ -513,9 +526,9 @@ def _topic_tags(
     extra = {EVALUATION_TOPIC: tuple(evaluates)} if evaluates else None
     title = "" if record.title_derived else record.title
     topics = match_topics(
-        text, vocabulary, max_topics=max_topics, extra=extra, title=title, view=view
+        text, vocabulary, max_topics=max_topics, extra=extra, title=title, view=view, loose=loose
     )
-    return [_tag(_TOPIC, t.slug, t.label, t.evidence) for t in topics]
+    return [_tag(_TOPIC, t.slug, t.label, t.evidence, t.loose) for t in topics]
 
 
 def _word_at(text: str, start: int, end: int) -> Span:
@@ -561,8 +574,8 @@ def _finish(
     if kept:
         # a keyword read from the input that a produced tag names again (in any kind and
         # case) gives way to it: the produced tag carries the evidence, and keywords stay
-        # in tag order
-        seen = {t.value.casefold() for t in produced}
+        # in tag order (a loose topic's keyword, once the list keeps it: generic.finish)
+        seen = {t.value.casefold() for t in produced if not t.loose}
         kept = [t for t in kept if t.value.casefold() not in seen]
         produced[:0] = kept
     return evolve(record, tags=tuple(produced))
@@ -586,22 +599,29 @@ def tag_stream(
     vocabulary: Vocabulary | None = None,
     max_topics: int = DEFAULT_MAX_TOPICS,
     kinds: Collection[TagKind] = DEFAULT_KINDS,
+    loose: bool = False,
 ) -> Iterator[Record]:
-    """`tag_records` one record at a time, for pipelines that stream."""
+    """`tag_records` one record at a time, for pipelines that stream. With `loose`, the
+    topics a paper is not about are kept, marked, for a list's decision of which topics
+    are generic (`bib.extract.generic.GenericTopics` after this stage)."""
     vocabulary = vocabulary or shipped()
     kinds = frozenset(kinds)
     for batch in parallel.batches(records):  # see `_tag_batch`
-        yield from _tag_batch(batch, vocabulary, max_topics, kinds)
+        yield from _tag_batch(batch, vocabulary, max_topics, kinds, loose)
 
 
 def stage(
     vocabulary: Vocabulary | None = None,
     max_topics: int = DEFAULT_MAX_TOPICS,
     kinds: Collection[TagKind] = DEFAULT_KINDS,
+    loose: bool = False,
 ) -> Callable[[Iterable[Record]], Iterator[Record]]:
-    """A pipeline stage with these settings (see `bib.convert.Stage`)."""
+    """A pipeline stage with these settings (see `bib.convert.Stage`, and `tag_stream` for
+    `loose`)."""
 
     def run(records: Iterable[Record]) -> Iterator[Record]:
-        return tag_stream(records, vocabulary=vocabulary, max_topics=max_topics, kinds=kinds)
+        return tag_stream(
+            records, vocabulary=vocabulary, max_topics=max_topics, kinds=kinds, loose=loose
+        )
 
     return run

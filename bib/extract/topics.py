@@ -28,9 +28,10 @@ from __future__ import annotations
 import bisect
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from operator import attrgetter
+from typing import NamedTuple, Protocol, TypeVar
 
 from bib.extract.vocabulary import (
     COMPARISON_SETTINGS,
@@ -81,6 +82,9 @@ class TopicMatch(NamedTuple):
     label: str
     evidence: tuple[Span, ...]
     score: float
+    loose: bool = False
+    """The paper is not about it (`is_about`): with `match_topics(loose=True)`, a topic
+    that a list's generic topics may leave out (bib.extract.generic)."""
 
 
 def _bounded(text: str, start: int, end: int) -> bool:
@@ -502,6 +506,7 @@ def match_topics(
     extra: Mapping[str, Iterable[Span]] | None = None,
     title: str = "",
     view: str | None = None,
+    loose: bool = False,
 ) -> list[TopicMatch]:
     """The abstract's topics, best first, at most `max_topics`, each with its evidence.
 
@@ -511,6 +516,12 @@ def match_topics(
     ranks higher, as if the abstract stated it as its aim once more. A topic only the title
     names is not tagged, since its evidence must point into the abstract. `view`:
     `word_view(text)`, when the caller made it already.
+
+    Generic topics (`generic` in the vocabulary) the paper is not about are left out. With
+    `loose`, which topics are generic is the list's to say (bib.extract.generic): every
+    topic the paper is not about is kept, marked `loose`, beyond the `max_topics` that are
+    not, and nothing is cut yet; `select` then gives what this call gives without `loose`
+    for any set of generic topics.
     """
     if not text:
         return []
@@ -529,11 +540,17 @@ def match_topics(
     titled = _title_topics(title, vocabulary, groups) if title else ()
     ranked = _rank(groups, vocabulary, len(text), touched, titled)
     redundant = _subsumed(ranked, vocabulary.subsumers, groups)
-    if vocabulary.generic and not vocabulary.generic.isdisjoint(groups):
-        redundant |= _demoted(ranked, vocabulary, groups, titled)
+    if loose:
+        tagged = {slug for score, _, slug in ranked if score >= MIN_SCORE}
+        unsure = _not_about(tagged, tagged, vocabulary, groups, titled)
+    else:
+        unsure = set()
+        if vocabulary.generic and not vocabulary.generic.isdisjoint(groups):
+            redundant |= _demoted(ranked, vocabulary, groups, titled)
     out: list[TopicMatch] = []
+    firm = 0
     for score, _, slug in ranked:
-        if len(out) == max_topics or (score < MIN_SCORE and not asserted):
+        if firm == max_topics or (score < MIN_SCORE and not asserted):
             break
         if (score >= MIN_SCORE or slug in asserted) and slug not in redundant:
             group = groups[slug]
@@ -541,21 +558,55 @@ def match_topics(
                 evidence = tuple(sorted({(h.start, h.end) for h in group}))
             else:
                 evidence = tuple([(h.start, h.end) for h in group])
-            out.append(TopicMatch(slug, labels[slug].label, evidence, score))
-    return _most_specific(out, vocabulary) if len(out) > 1 else out
+            unsure_here = slug in unsure
+            out.append(TopicMatch(slug, labels[slug].label, evidence, score, unsure_here))
+            firm += not unsure_here
+    if loose:
+        return out
+    return most_specific(out, vocabulary) if len(out) > 1 else out
 
 
-def _most_specific(found: list[TopicMatch], vocabulary: Vocabulary) -> list[TopicMatch]:
+class _Topical(Protocol):
+    """A topic with its evidence: a `TopicMatch`, or a topic `Tag` (`value` its slug)."""
+
+    @property
+    def evidence(self) -> tuple[Span, ...]: ...
+
+
+Topical = TypeVar("Topical", bound=_Topical)
+
+
+def select(
+    found: Sequence[Topical],
+    generic: Collection[str],
+    vocabulary: Vocabulary,
+    max_topics: int,
+    slug_of: Callable[[Topical], str],
+    loose_of: Callable[[Topical], bool],
+) -> list[Topical]:
+    """What `match_topics` without `loose` keeps of what it gives with `loose` (`found`,
+    best first) when the topics in `generic` are generic: the loose ones among them left
+    out, at most `max_topics`, then `most_specific`."""
+    kept = [t for t in found if not (loose_of(t) and slug_of(t) in generic)][:max_topics]
+    return most_specific(kept, vocabulary, slug_of) if len(kept) > 1 else kept
+
+
+def most_specific(
+    found: list[Topical],
+    vocabulary: Vocabulary,
+    slug_of: Callable[[Topical], str] = attrgetter("slug"),
+) -> list[Topical]:
     """The topics without those that only a more specific one found says: a topic above
     another tagged topic whose every span is that topic's words (PEFT from `LoRA`, AI
     safety from `jailbreak`) is implied by the tree, and `--with-parents` brings it back.
     A broader topic that the abstract names in its own words stays."""
     kept = []
     for match in found:
+        slug = slug_of(match)
         below = [
             other
             for other in found
-            if other is not match and match.slug in vocabulary.ancestors(other.slug)
+            if other is not match and slug in vocabulary.ancestors(slug_of(other))
         ]
         if below and _covered(match.evidence, [s for o in below for s in o.evidence]):
             continue
@@ -574,12 +625,23 @@ def _demoted(
     titled: Iterable[str],
 ) -> set[str]:
     """Generic topics (those that fit most papers of a list, `generic` in the vocabulary)
-    that this paper is not about: a more specific topic below it is tagged, or neither
-    the title names it nor does the abstract name it at least twice, once where it states
-    its aim (the first sentence or a `we propose`-like claim)."""
+    that this paper is not about (`_not_about`)."""
     tagged = {slug for score, _, slug in ranked if score >= MIN_SCORE}
+    return _not_about(vocabulary.generic & tagged, tagged, vocabulary, groups, titled)
+
+
+def _not_about(
+    slugs: Iterable[str],
+    tagged: Collection[str],
+    vocabulary: Vocabulary,
+    groups: Mapping[str, list[Hit]],
+    titled: Iterable[str],
+) -> set[str]:
+    """The topics of `slugs` this paper is not about: a more specific topic below it is
+    `tagged`, or neither the title names it nor does the abstract name it at least twice,
+    once where it states its aim (the first sentence or a `we propose`-like claim)."""
     out = set()
-    for slug in vocabulary.generic & tagged:
+    for slug in slugs:
         below = vocabulary.descendants[slug]
         if not below.isdisjoint(tagged):
             out.add(slug)

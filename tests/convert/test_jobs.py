@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
@@ -242,3 +243,34 @@ def test_a_list_on_standard_input_merges_the_same_with_workers(
     assert runs[0].stdout == runs[1].stdout
     assert runs[0].stderr == runs[1].stderr
     assert "<stdin>:69 = <stdin>:13" in runs[1].stderr
+
+
+def _rl_papers() -> list[dict[str, str]]:
+    """ICLR 2020 papers whose authors gave `reinforcement learning` as a keyword: a list on
+    which that topic is generic (bib.extract.generic), unlike the vocabulary's flags say."""
+    data = Path(__file__).resolve().parents[1] / "data" / "author-keywords.json"
+    papers = json.loads(data.read_text(encoding="utf-8"))["papers"]
+    return [
+        p for p in papers if any("reinforcement learning" in k.casefold() for k in p["keywords"])
+    ]
+
+
+@pytest.mark.usefixtures("small_threshold")
+def test_a_list_whose_generic_topics_differ_from_the_flags_is_the_same_with_workers(
+    cli: Callable[..., Result], tmp_path: Path
+) -> None:
+    papers = _rl_papers()
+    listing = tmp_path / "rl.txt"
+    listing.write_text(
+        "ICLR 2020 Papers\n\n" + "\n\n".join(" ".join(p["abstract"].split()) for p in papers),
+        encoding="utf-8",
+    )
+    items = [{"id": p["id"], "type": "paper-conference", "title": p["title"],
+              "abstract": p["abstract"]} for p in papers]  # fmt: skip
+    csl = tmp_path / "rl.json"
+    csl.write_text(json.dumps(items), encoding="utf-8")
+    for source in (listing, csl):
+        out = tmp_path / f"{source.stem}-{source.suffix[1:]}.bib"
+        one, two = _both(cli, out, source)
+        assert one == two and one.exit_code == 0, one.stderr
+        assert "reinforcement learning" in out.read_text(encoding="utf-8")

@@ -170,10 +170,13 @@ def test_a_keyword_naming_a_kind_not_made_stays(record) -> None:
 
 def test_tag_made_by_setting_its_slots_is_the_tag_its_constructor_makes() -> None:
     fields = [field.name for field in dataclasses.fields(Tag)]
-    assert fields == ["kind", "value", "label", "evidence"]
+    assert fields == ["kind", "value", "label", "evidence", "loose"]
     made, built = _tag(TagKind.TOPIC, "x", "X", ((0, 1),)), Tag(TagKind.TOPIC, "x", "X", ((0, 1),))
     assert made == built and hash(made) == hash(built) and repr(made) == repr(built)
     assert pickle.loads(pickle.dumps(made)) == built
+    loose = _tag(TagKind.TOPIC, "x", "X", ((0, 1),), True)
+    assert repr(loose) == repr(Tag(TagKind.TOPIC, "x", "X", ((0, 1),), True))
+    assert loose == built and hash(loose) == hash(built)  # loose is not what a tag is
 
 
 def test_each_choice_of_kinds_gives_those_tags_of_the_full_stage_on_the_seeds(seeds) -> None:
