@@ -14,8 +14,8 @@ topic tag says it). At most `MAX_KEYPHRASES` per record, strongest first.
 
 The scan lower-cases the abstract one character for one (hyphens and whitespace as
 spaces), so every offset in it is an offset of the abstract; one `split` of it (marks
-as `|` words) gives the words, and n-gram counts come from `Counter` over zipped word
-lists: linear in the abstract, tens of microseconds for a typical one. Phrases of equal
+as `|` words) gives the words, one `Counter` the words said twice, and phrases are
+counted only where such a word starts one: linear in the abstract. Phrases of equal
 strength keep the order they first appear in, so every process gives the same phrases.
 """
 
