@@ -14,8 +14,8 @@ topic tag says it). At most `MAX_KEYPHRASES` per record, strongest first.
 
 The scan lower-cases the abstract one character for one (hyphens and whitespace as
 spaces), so every offset in it is an offset of the abstract; one `split` of it (marks
-as `|` words) gives the words, and n-gram counts come from `Counter` over zipped word
-lists: linear in the abstract, tens of microseconds for a typical one. Phrases of equal
+as `|` words) gives the words, one `Counter` the words said twice, and phrases are
+counted only where such a word starts one: linear in the abstract. Phrases of equal
 strength keep the order they first appear in, so every process gives the same phrases.
 """
 
@@ -280,30 +280,34 @@ def _repeated(counted: str, scored: dict[str, tuple[float, str]]) -> None:
 
     `counted` is the abstract lowered with every other mark as a `|` word (`_COUNTED`).
     Phrases are read inside runs of words that a function word, an opener (`novel`) or a
-    mark does not break (the others could not be phrases): each break becomes an empty
-    word. The steps over every word run in C (`split`, `map`, `Counter`, `compress`, the
-    plurals' regexes); Python loops only over distinct pairs, the pairs said twice and
-    where they start."""
+    mark does not break (`_RUN_BREAKS`); a phrase's words are as written, its last one
+    singular. A phrase said twice starts on a word said twice: the steps over every word
+    (`split`, `Counter`, finding those words) run in C, and Python looks only where such
+    a word is followed by one that breaks no run (a tenth of the words)."""
     tokens = counted.split()
-    words = list(map(_RUN_BREAKS.get, tokens, tokens))
-    singles = list(map(_RUN_BREAKS.get, tokens, singulars(counted).split()))
-    pairs = Counter(zip(words, singles[1:], strict=False))
-    # a dict, not a set: phrases said as often keep the order they first appear in, so
-    # ties break the same way in every process (a set's order follows string hashes)
-    twice: dict[tuple[str, ...], int] = {
-        pair: seen for pair, seen in pairs.items() if seen > 1 and pair[0] and pair[1]
-    }
+    said = Counter(tokens)
+    opening = {word for word, seen in said.items() if seen > 1}.difference(_RUN_BREAKS)
+    if not opening:
+        return
+    last = len(tokens) - 1
+    # dicts, not sets: phrases said as often keep the order they first appear in, so ties
+    # break the same way in every process (a set's order follows string hashes)
+    pairs: dict[tuple[str, ...], int] = {}
+    starts: dict[int, tuple[str, str]] = {}
+    for i in compress(count(), map(opening.__contains__, tokens)):
+        if i < last and tokens[i + 1] not in _RUN_BREAKS:
+            pair = starts[i] = (tokens[i], singular(tokens[i + 1]))
+            pairs[pair] = pairs.get(pair, 0) + 1
+    twice = {pair: seen for pair, seen in pairs.items() if seen > 1}
     if not twice:
         return
     grams = dict(twice)
-    firsts = {first for first, _ in twice}
-    size = len(words)
-    for i in compress(count(), map(firsts.__contains__, words[: size - 2])):
-        if (words[i], singles[i + 1]) in twice:
-            for j in range(i + 2, min(i + LONGEST, size)):
-                if not words[j]:
+    for i, pair in starts.items():
+        if pair in twice:
+            for j in range(i + 2, min(i + LONGEST, last + 1)):
+                if tokens[j] in _RUN_BREAKS:
                     break
-                gram = (*words[i:j], singles[j])
+                gram = (*tokens[i:j], singular(tokens[j]))
                 grams[gram] = grams.get(gram, 0) + 1
     covered: dict[tuple[str, ...], int] = {}
     for gram, seen in sorted(grams.items(), key=_longest_first):
@@ -324,17 +328,6 @@ def _repeated(counted: str, scored: dict[str, tuple[float, str]]) -> None:
 
 def _longest_first(item: tuple[tuple[str, ...], int]) -> int:
     return -len(item[0])
-
-
-_PLURAL_IES = re.compile(r"ies(?= |$)(?<=\w\wies)")
-_PLURAL_S = re.compile(r"s(?= |$)(?<=\w\w[^\Wsui]s)")
-
-
-def singulars(words: str) -> str:
-    """`singular` of each word of `words` (lower-case ASCII words between spaces), by two
-    regexes in C (`singular` word by word over the distinct words took 6 % of the key
-    phrases' time). A hypothesis test holds it to `singular` over random words."""
-    return _PLURAL_S.sub("", _PLURAL_IES.sub("y", words))
 
 
 def occurrences(lowered: str, phrase: str) -> list[Span]:

@@ -128,17 +128,54 @@ def test_anchor_starts_are_the_word_starts_of_the_anchors(text):
     assert anchor_starts(text, anchors) == expected
 
 
-PLURAL_TEXT = st.lists(
-    st.lists(st.sampled_from("aeiosuyz1"), min_size=1, max_size=7).map("".join), max_size=20
-).map(" ".join)
-"""Lower-case words (digits too) one space apart, as key phrases count them, with every
-ending `singular` tells apart: `-ies`, `-ss`, `-us`, `-is`, `-s`, of every length."""
+COUNTED_TEXT = st.lists(
+    st.sampled_from(
+        [
+            "reward", "model", "models", "policy", "policies", "prior", "priors", "glass",
+            "glasses", "bus", "study", "studies", "x1", "ab", "sparse", "gate", "the", "of",
+            "we", "novel", "method", "|",
+        ]
+    ),
+    max_size=60,
+).map(" ".join)  # fmt: skip
+"""Counted text (`keyphrases._COUNTED`): lower-case words and `|` marks, with plurals,
+function words, openers (`prior`, whose plural `priors` is no break) and generic heads."""
 
 
-@given(PLURAL_TEXT)
-@example("series ties bus campus glass analysis ies sies models")
-def test_singulars_are_the_singular_of_each_word(text):
-    assert keyphrases.singulars(text).split() == [keyphrases.singular(w) for w in text.split()]
+def _repeated_plainly(counted: str) -> dict[str, tuple[float, str]]:
+    """`keyphrases._repeated` by its definition: every run of two to four words that no
+    break interrupts counted (its last word singular), longest first, each length in the
+    order its phrases first appear; those said twice scored unless a longer one said as
+    often covers them."""
+    tokens = counted.split()
+    grams: dict[tuple[str, ...], int] = {}
+    for n in (4, 3, 2):
+        for i in range(len(tokens) - n + 1):
+            run = tokens[i : i + n]
+            if not any(word in keyphrases._RUN_BREAKS for word in run):
+                gram = (*run[:-1], keyphrases.singular(run[-1]))
+                grams[gram] = grams.get(gram, 0) + 1
+    scored: dict[str, tuple[float, str]] = {}
+    covered: dict[tuple[str, ...], int] = {}
+    for gram, seen in grams.items():
+        if seen < 2 or covered.get(gram, 0) >= seen or not keyphrases._acceptable(gram):
+            continue
+        for a in range(len(gram)):
+            for b in range(a + 2, len(gram) + 1):
+                if b - a < len(gram):
+                    sub = (*gram[a : b - 1], keyphrases.singular(gram[b - 1]))
+                    covered[sub] = max(covered.get(sub, 0), seen)
+        scored[" ".join(gram)] = (float(seen * len(gram)), "")
+    return scored
+
+
+@given(COUNTED_TEXT)
+@example("deep audio priors | audio priors | reward novel | reward novel")
+@example("reward models policy reward model policies | sparse gate reward models policy")
+def test_repeated_phrases_are_the_runs_said_twice(counted):
+    scored: dict[str, tuple[float, str]] = {}
+    keyphrases._repeated(counted, scored)
+    assert list(scored.items()) == list(_repeated_plainly(counted).items())
 
 
 def _expansion_plainly(text: str, opened: int, acronym: str) -> str:
