@@ -329,12 +329,13 @@ _IN_SERIES = frozenset({EntryType.BOOK, EntryType.INCOLLECTION})
 
 
 def _named_fields(fields: Iterable[tuple[str, str]]) -> Iterator[tuple[str, str]]:
-    """Each field as (its name stripped and lower-cased, its value), `issue` after the others:
-    an article with `number` and `issue` has the issue "number, issue" (pandoc)."""
+    """Each field as (its name stripped and lower-cased, its value), `issue` after the others
+    (as named, without spaces): an article with `number` and `issue` has the issue
+    "number, issue" (pandoc)."""
     issues = []
     for raw_name, value in fields:
         name = raw_name.strip().lower()
-        if name == "issue":
+        if name == "issue" and raw_name.lower() == name:
             issues.append(value)
         else:
             yield name, value
