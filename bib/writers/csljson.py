@@ -221,54 +221,31 @@ def _join_titles(record: Record, out: dict[str, Any]) -> None:
 
 
 def _field(record: Record, name: str) -> str:
-    return next((value for field, value in record.fields if field.lower() == name), "")
+    for field, value in record.fields:
+        if field.lower() == name:
+            return value
+    return ""
 
 
 def _put_fields(record: Record, out: dict[str, Any]) -> dict[str, Any]:
     custom: dict[str, Any] = {}
-    for raw_name, raw_value in sorted(record.fields, key=_number_first):
-        name = raw_name.strip().lower()
+    plain = _plain_fields()
+    for name, raw_value in _named_fields(record.fields):
+        if name in PART_FIELDS:
+            continue  # part of a title (`_join_titles`)
         value = clean(raw_value)
         if not value:
             continue
-        if name in PART_FIELDS:
-            continue  # part of a title (`_join_titles`)
-        if name == types.SUBTYPE_FIELD and types.subtype_is_type(record.entry_type, value):
-            continue  # it chose the CSL type
-        if name == "type":
-            value = types.genre(value)
-            if not value:
+        if name in _ASKING:
+            variable = _asked_variable(record, out, name, value)
+            if variable is None:
                 continue
-        if name in _DATE_FIELDS:
-            _put_date(out, _DATE_FIELDS[name], value)
-            continue
-        if name == "month":
-            _put_month(out, value)
-            continue
-        if name == "year":  # a year that is no number (`20xx`): the record has none
-            out.setdefault("issued", {"literal": value})
-            continue
-        if name == "number":
-            variable = types.row(record.entry_type).number
-            if record.series and record.entry_type in _IN_SERIES:
-                variable = "collection-number"
-            if variable == "collection-number" and _field(record, variable):
-                variable = "number"  # the series number is given itself: this is CSL's number
-        elif name in _NAME_FIELDS:
-            variable = _NAME_FIELDS[name]
-            if variable not in out and (names := _parse_names(value)):
-                out[variable] = names
-            continue
-        elif name == "howpublished":
-            # where the .bib writers put the container of a type that has no container field
-            variable = "container-title" if not types.row(record.entry_type).container else ""
-        elif name == "organization" and (
-            "publisher" in out or _field(record, "school") or _field(record, "institution")
-        ):
-            variable = "authority"  # a second publisher: CSL's authority (biblatex-csl)
+            if name == "type":
+                value = types.genre(value)
+                if not value:
+                    continue
         else:
-            variable = FIELD_VARIABLES.get(name, "") or variables.by_field().get(name, "")
-            kind = variables.kinds().get(variable, "text")
+            variable, kind = plain.get(name, _CUSTOM)
             if kind == "date":
                 out.setdefault(variable, dates.to_csl(value))
                 continue
@@ -287,12 +264,83 @@ def _put_fields(record: Record, out: dict[str, Any]) -> dict[str, Any]:
     return custom
 
 
+def _asked_variable(record: Record, out: dict[str, Any], name: str, value: str) -> str | None:
+    """The variable of a field in `_ASKING` (its record or value decide), "" for `custom`;
+    None when the field is written here (a date, a month, names) or chose the CSL type."""
+    if name == types.SUBTYPE_FIELD and types.subtype_is_type(record.entry_type, value):
+        return None  # it chose the CSL type
+    if name in _DATE_FIELDS:
+        _put_date(out, _DATE_FIELDS[name], value)
+        return None
+    if name == "month":
+        _put_month(out, value)
+        return None
+    if name == "year":  # a year that is no number (`20xx`): the record has none
+        out.setdefault("issued", {"literal": value})
+        return None
+    if name == "number":
+        variable = types.row(record.entry_type).number
+        if record.series and record.entry_type in _IN_SERIES:
+            variable = "collection-number"
+        if variable == "collection-number" and _field(record, variable):
+            variable = "number"  # the series number is given itself: this is CSL's number
+        return variable
+    if name in _NAME_FIELDS:
+        variable = _NAME_FIELDS[name]
+        if variable not in out and (names := _parse_names(value)):
+            out[variable] = names
+        return None
+    if name == "howpublished":
+        # where the .bib writers put the container of a type that has no container field
+        return "container-title" if not types.row(record.entry_type).container else ""
+    if name == "organization" and (
+        "publisher" in out or _field(record, "school") or _field(record, "institution")
+    ):
+        return "authority"  # a second publisher: CSL's authority (biblatex-csl)
+    return _plain_fields().get(name, _CUSTOM)[0]  # `type`, `organization`, a subtype
+
+
+_ASKING = frozenset(
+    {types.SUBTYPE_FIELD, "type", "month", "year", "number", "howpublished", "organization"}
+    | _DATE_FIELDS.keys()
+    | _NAME_FIELDS.keys()
+)
+"""Fields whose variable their record or value decide (`_asked_variable`); every other
+field's is its name's alone (`_plain_fields`)."""
+
+_CUSTOM = ("", "text")
+"""The route of a field with no CSL variable: into `custom`."""
+
+
+@cache
+def _plain_fields() -> dict[str, tuple[str, str]]:
+    """Field name -> its CSL variable and that variable's kind, for every name with a
+    variable (`FIELD_VARIABLES`, else the schema's own names): a constant table from
+    package data, which spares each field the two lookups and the kind's."""
+    names = {*FIELD_VARIABLES, *variables.by_field()}
+    routes: dict[str, tuple[str, str]] = {}
+    for name in names:
+        variable = FIELD_VARIABLES.get(name, "") or variables.by_field().get(name, "")
+        routes[name] = (variable, variables.kinds().get(variable, "text"))
+    return routes
+
+
 _IN_SERIES = frozenset({EntryType.BOOK, EntryType.INCOLLECTION})
 
 
-def _number_first(pair: tuple[str, str]) -> bool:
-    """`number` before `issue`: an article with both has the issue "number, issue" (pandoc)."""
-    return pair[0].lower() == "issue"
+def _named_fields(fields: Iterable[tuple[str, str]]) -> Iterator[tuple[str, str]]:
+    """Each field as (its name stripped and lower-cased, its value), `issue` after the others
+    (as named, without spaces): an article with `number` and `issue` has the issue
+    "number, issue" (pandoc)."""
+    issues = []
+    for raw_name, value in fields:
+        name = raw_name.strip().lower()
+        if name == "issue" and raw_name.lower() == name:
+            issues.append(value)
+        else:
+            yield name, value
+    for value in issues:
+        yield "issue", value
 
 
 def _put_date(out: dict[str, Any], variable: str, value: str) -> None:
@@ -524,7 +572,11 @@ def _pretty_dict(value: dict[Any, Any], indent: str) -> str:
     if not value:
         return "{}"
     inner = indent + "  "
-    lines = [f"{inner}{_encode_string(str(k))}: {_pretty(v, inner)}" for k, v in value.items()]
+    lines = [
+        f"{inner}{_encode_string(str(k))}: "
+        + (_encode_string(v) if type(v) is str else _pretty(v, inner))  # names, `custom`
+        for k, v in value.items()
+    ]
     return "{\n" + ",\n".join(lines) + f"\n{indent}}}"
 
 

@@ -371,3 +371,116 @@ def test_items_checked_with_a_runs_compiled_schema_get_the_schemas_verdict_on_ea
         first = next(iter(schema_check.iter_errors(item)), None)
         assert (complaint is None) == (first is None)
         assert first is None or (complaint is not None and first.message in complaint)
+
+
+def _chained_fields(record: Record, out: dict) -> dict:
+    """`csljson._put_fields` as one chain of branches over the fields sorted `issue` last:
+    the straightforward definition its name table (`_plain_fields`) replaces."""
+    from bib import dates, types, variables
+
+    custom: dict = {}
+    in_series = {EntryType.BOOK, EntryType.INCOLLECTION}
+
+    def field(name: str) -> str:
+        return next((v for f, v in record.fields if f.lower() == name), "")
+
+    for raw_name, raw_value in sorted(record.fields, key=lambda p: p[0].lower() == "issue"):
+        name = raw_name.strip().lower()
+        value = markup.clean(raw_value)
+        if not value or name in csljson.PART_FIELDS:
+            continue
+        if name == types.SUBTYPE_FIELD and types.subtype_is_type(record.entry_type, value):
+            continue
+        if name == "type":
+            value = types.genre(value)
+            if not value:
+                continue
+        if name in csljson._DATE_FIELDS:
+            csljson._put_date(out, csljson._DATE_FIELDS[name], value)
+            continue
+        if name == "month":
+            csljson._put_month(out, value)
+            continue
+        if name == "year":
+            out.setdefault("issued", {"literal": value})
+            continue
+        if name == "number":
+            variable = types.row(record.entry_type).number
+            if record.series and record.entry_type in in_series:
+                variable = "collection-number"
+            if variable == "collection-number" and field(variable):
+                variable = "number"
+        elif name in csljson._NAME_FIELDS:
+            variable = csljson._NAME_FIELDS[name]
+            if variable not in out and (names := csljson._parse_names(value)):
+                out[variable] = names
+            continue
+        elif name == "howpublished":
+            variable = "container-title" if not types.row(record.entry_type).container else ""
+        elif name == "organization" and (
+            "publisher" in out or field("school") or field("institution")
+        ):
+            variable = "authority"
+        else:
+            variable = csljson.FIELD_VARIABLES.get(name, "") or variables.by_field().get(name, "")
+            kind = variables.kinds().get(variable, "text")
+            if kind == "date":
+                out.setdefault(variable, dates.to_csl(value))
+                continue
+            if kind == "name":
+                if variable not in out and (names := csljson._parse_names(value)):
+                    out[variable] = names
+                continue
+        if variable == "page":
+            value = value.replace("\u2013", "-")
+        if variable == "issue" and "issue" in out:
+            out["issue"] = f"{out['issue']}, {value}"
+        elif variable and variable not in out:
+            out[variable] = value
+        elif not variable and name not in custom:
+            custom[name] = value
+    return custom
+
+
+def _field_names() -> list[str]:
+    from bib import variables
+
+    names = {*csljson.FIELD_VARIABLES, *variables.by_field(), *csljson._ASKING}
+    return sorted(names | csljson.PART_FIELDS | {"issue", "ranking", "bibsource"})
+
+
+field_lists = st.lists(
+    st.tuples(
+        st.one_of(
+            st.sampled_from(["number", "issue", "howpublished", "organization", "type"]),
+            st.sampled_from(sorted(csljson._ASKING | {"pages", "subtitle", "school", "x"})),
+            st.sampled_from(_field_names()),
+            st.sampled_from(_field_names()).map(lambda name: f" {name.upper()}"),
+            st.text(alphabet="abxyz-", min_size=1, max_size=6),
+        ),
+        st.sampled_from(
+            ["", " ", "12", "7", "3\u20134", "2026-05-01", "May", "Smith, J. and Doe", "A  b"]
+        ),
+    ),
+    max_size=10,
+)
+
+
+@given(
+    field_lists,
+    st.one_of(
+        st.sampled_from(
+            [EntryType.ARTICLE, EntryType.MISC, EntryType.BOOK, EntryType.INCOLLECTION]
+        ),
+        st.sampled_from(list(EntryType)),
+    ),
+    st.sampled_from(["", "LNCS"]),
+    st.sampled_from([{}, {"publisher": "ACM"}, {"issued": {"date-parts": [[2026]]}}]),
+)
+def test_fields_routed_by_name_go_where_the_branch_chain_puts_them(
+    fields: list[tuple[str, str]], entry_type: EntryType, series: str, start: dict
+) -> None:
+    record = Record(id="a", title="T", entry_type=entry_type, series=series, fields=tuple(fields))
+    ours, theirs = json.loads(json.dumps(start)), json.loads(json.dumps(start))
+    assert csljson._put_fields(record, ours) == _chained_fields(record, theirs)
+    assert ours == theirs
