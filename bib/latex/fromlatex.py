@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -240,15 +241,12 @@ def _from_latex(latex: str, *, fast: bool) -> str:
     # `50% faster` would be a LaTeX comment; in a BibTeX value it is a forgotten `\%`
     hidden = _BARE_PERCENT.sub(r"\\%", hidden)
     if fast and not urls:
-        common = decode_common(hidden, unknown_macro)
+        common = _common_record_text(hidden)
         if common is not None:
-            common = common.replace("\xa0", " ")
-            text = clean(common)
+            text = clean(common.plain)
             if _STOP.search(text) is None:
                 return text
-            # what `_RecordText` escapes is per character, and the fast path's pieces are
-            # all literal text: escaping the whole is escaping each piece
-            return _unambiguous(text, clean(_RECORD_SPECIAL.sub(_record_escape, common)))
+            return _unambiguous(text, clean(common.escaped))
     nodes = latexwalker.LatexWalker(
         hidden, latex_context=_walker_context(), tolerant_parsing=True
     ).get_latex_nodes()[0]
@@ -261,6 +259,71 @@ def _from_latex(latex: str, *, fast: bool) -> str:
     if _STOP.search(plain) is None:
         return plain
     return _unambiguous(plain, convert(True))
+
+
+_SIMPLE_MATH = re.compile(r"\$((?:[^$\\{}]|\\[A-Za-z]+)+)\$")
+"""Inline math the fast path reads: no `$`, brace or control symbol inside, so (with only
+argumentless control words, `_argumentless`) it ends at the next `$` for pylatexenc too."""
+_DIGIT_NEXT = re.compile(r"[{}]*[0-9]")
+_CONTROL_WORD = re.compile(r"\\([A-Za-z]+)")
+
+
+def _argumentless(math: str) -> bool:
+    """Whether every control word in `math` takes no argument for pylatexenc's parser: one
+    that takes one (`\\hat$`) may take the closing `$` as it, and the math runs on."""
+    context = _walker_context()
+    for m in _CONTROL_WORD.finditer(math):
+        spec = context.get_macro_spec(m.group(1))
+        if spec is not None and getattr(spec.args_parser, "argspec", "") != "":
+            return False
+    return True
+
+
+@dataclass(frozen=True, slots=True)
+class _CommonText:
+    plain: str
+    """Record text before `clean` (`_RecordText` with `escape=False`)."""
+    escaped: str
+    """The same with the literal text escaped (`escape=True`); math is never escaped."""
+
+
+def _common_record_text(latex: str) -> _CommonText | None:
+    """What `_RecordText` writes of `latex` (no URLs in it), when the fast decoder reads
+    every span between inline math (`$...$` of `_SIMPLE_MATH`, kept as written, as
+    `_RecordText.math_node_to_text` keeps it); None otherwise (pylatexenc then reads it).
+    Speed trick: a long abstract with one `$\\pi$` took pylatexenc ~10 ms. A `\\$` anywhere
+    is left to pylatexenc (it may or may not open math, `\\\\$`); so is any `$` left
+    over between spans. Its oracle: `from_latex_reference`, tests/readers/test_fast_latex.py."""
+    if "$" not in latex:
+        whole = decode_common(latex, unknown_macro)
+        if whole is None:
+            return None
+        whole = whole.replace("\xa0", " ")
+        return _CommonText(whole, _RECORD_SPECIAL.sub(_record_escape, whole))
+    if "\\$" in latex:
+        return None
+    plain: list[str] = []
+    escaped: list[str] = []
+    pos = 0
+    for m in [*_SIMPLE_MATH.finditer(latex), None]:
+        end = len(latex) if m is None else m.start()
+        text = decode_common(latex[pos:end], unknown_macro) if end > pos else ""
+        if text is None:
+            return None
+        text = text.replace("\xa0", " ")
+        plain.append(text)
+        escaped.append(_RECORD_SPECIAL.sub(_record_escape, text))
+        if m is None:
+            break
+        math = m.group()
+        if "\\" in math and not _argumentless(math):
+            return None
+        if _DIGIT_NEXT.match(latex, m.end()):  # `$x$2` is not math in record text
+            math = "\\(" + m.group(1) + "\\)"
+        plain.append(math)
+        escaped.append(math)
+        pos = m.end()
+    return _CommonText("".join(plain), "".join(escaped))
 
 
 def _unambiguous(plain: str, escaped: str) -> str:

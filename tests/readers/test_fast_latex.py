@@ -58,6 +58,34 @@ def test_from_latex_equals_its_pylatexenc_reference(value):
     assert from_latex(value) == from_latex_reference(value)
 
 
+MATH_PIECES = st.one_of(
+    PIECES,
+    st.sampled_from(
+        [
+            "$x$", "$\\pi$", "$ \\pi $", "$a_1^2$", "$x\ny$", "$~$", "$\\alpha\\beta$", "$",
+            "$$", "$$x$$", "2", "{2}", "}", "\\$", "\\\\", "\\(x\\)", "$a{b}$", "$\\{$",
+            "$*$", "$x$2", "$x${}3", "\\'", "\\LaTeX", "$%$", "$\\u$", "$\\hat x$", "\\hat",
+        ]
+    ),
+)  # fmt: skip
+
+
+@given(st.lists(MATH_PIECES, max_size=14).map("".join))
+@example("The story of $ \\pi $ has been told -- {\\'e}")
+@example("$x$2 and $y$ {\\em z}")
+@example("$\\u$\\TeX")
+def test_from_latex_of_text_with_inline_math_equals_its_pylatexenc_reference(value):
+    assert from_latex(value) == from_latex_reference(value)
+
+
+def test_an_abstract_with_inline_math_takes_the_fast_path():
+    from bib.latex import fromlatex
+
+    found = fromlatex._common_record_text("The story of $ \\pi $ is told by Beckmann--{\\'E}.")
+    assert found is not None
+    assert found.plain == "The story of $ \\pi $ is told by Beckmann\u2013\u00c9."
+
+
 @given(st.lists(VALUES, min_size=1, max_size=6))
 def test_the_per_read_cache_gives_what_the_functions_give(values):
     decoding = Decoding()
