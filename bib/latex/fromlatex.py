@@ -15,7 +15,7 @@ from bib.latex.fastlatex import decode_common
 from bib.latex.markup import _STOP, clean
 from bib.latex.tables import _HOLOGO, _MACRO_TEXT, _RECORD_ESCAPES, _STYLE_COMMANDS
 from bib.latex.tolatex import to_latex
-from bib.latex.totext import KeepingText, _typeset, decoder, to_text
+from bib.latex.totext import KeepingText, _typeset, citation_text, decoder, to_text
 
 _RECORD_SPECIAL = re.compile(r"[\\$*_<`\[{}]")
 _NEEDS_LATEX = re.compile(r"[\\$%{}~&]")
@@ -261,9 +261,13 @@ def _from_latex(latex: str, *, fast: bool) -> str:
     return _unambiguous(plain, convert(True))
 
 
-_SIMPLE_MATH = re.compile(r"\$((?:[^$\\{}]|\\[A-Za-z]+)+)\$")
-"""Inline math the fast path reads: no `$`, brace or control symbol inside, so (with only
-argumentless control words, `_argumentless`) it ends at the next `$` for pylatexenc too."""
+_MARKUP_SPAN = re.compile(
+    r"\$(?P<math>(?:[^$\\{}]|\\[A-Za-z]+)+)\$|\\cite[ \t\n]*\{(?P<keys>[^{}\\$]*)\}"
+)
+"""What record text keeps as markup that the fast path reads: inline math with no `$`,
+brace or control symbol inside, which (with only argumentless control words,
+`_argumentless`) ends at the next `$` for pylatexenc too; a `\\cite{keys}` (the form
+without a star or optional arguments, which pylatexenc's parser reads alike)."""
 _DIGIT_NEXT = re.compile(r"[{}]*[0-9]")
 _CONTROL_WORD = re.compile(r"\\([A-Za-z]+)")
 
@@ -289,23 +293,17 @@ class _CommonText:
 
 def _common_record_text(latex: str) -> _CommonText | None:
     """What `_RecordText` writes of `latex` (no URLs in it), when the fast decoder reads
-    every span between inline math (`$...$` of `_SIMPLE_MATH`, kept as written, as
-    `_RecordText.math_node_to_text` keeps it); None otherwise (pylatexenc then reads it).
-    Speed trick: a long abstract with one `$\\pi$` took pylatexenc ~10 ms. A `\\$` anywhere
-    is left to pylatexenc (it may or may not open math, `\\\\$`); so is any `$` left
-    over between spans. Its oracle: `from_latex_reference`, tests/readers/test_fast_latex.py."""
-    if "$" not in latex:
-        whole = decode_common(latex, unknown_macro)
-        if whole is None:
-            return None
-        whole = whole.replace("\xa0", " ")
-        return _CommonText(whole, _RECORD_SPECIAL.sub(_record_escape, whole))
-    if "\\$" in latex:
-        return None
+    every span between the markup of `_MARKUP_SPAN` (math kept as written, as
+    `_RecordText.math_node_to_text` keeps it; a citation as `citation_text` writes it);
+    None otherwise (pylatexenc then reads it). Speed trick: a long abstract with one
+    `$\\pi$` took pylatexenc ~10 ms, a note with a `\\cite` ~1 ms. A value with a `\\$` is
+    read whole (`\\\\$` opens math, `\\$` does not), as is any `$` left over between spans.
+    Its oracle: `from_latex_reference`, tests/readers/test_fast_latex.py."""
+    spans = [] if "\\$" in latex else list(_MARKUP_SPAN.finditer(latex))
     plain: list[str] = []
     escaped: list[str] = []
     pos = 0
-    for m in [*_SIMPLE_MATH.finditer(latex), None]:
+    for m in [*spans, None]:
         end = len(latex) if m is None else m.start()
         text = decode_common(latex[pos:end], unknown_macro) if end > pos else ""
         if text is None:
@@ -315,15 +313,25 @@ def _common_record_text(latex: str) -> _CommonText | None:
         escaped.append(_RECORD_SPECIAL.sub(_record_escape, text))
         if m is None:
             break
-        math = m.group()
-        if "\\" in math and not _argumentless(math):
+        markup = _markup(latex, m)
+        if markup is None:
             return None
-        if _DIGIT_NEXT.match(latex, m.end()):  # `$x$2` is not math in record text
-            math = "\\(" + m.group(1) + "\\)"
-        plain.append(math)
-        escaped.append(math)
+        plain.append(markup)
+        escaped.append(markup)
         pos = m.end()
     return _CommonText("".join(plain), "".join(escaped))
+
+
+def _markup(latex: str, m: re.Match[str]) -> str | None:
+    """The record text of one `_MARKUP_SPAN` match in `latex`, or None (pylatexenc's)."""
+    math = m.group("math")
+    if math is None:
+        return citation_text(m.group("keys"))
+    if "\\" in math and not _argumentless(math):
+        return None
+    if _DIGIT_NEXT.match(latex, m.end()):  # `$x$2` is not math in record text
+        return "\\(" + math + "\\)"
+    return m.group()
 
 
 def _unambiguous(plain: str, escaped: str) -> str:
