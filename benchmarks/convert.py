@@ -339,6 +339,10 @@ def bib_child(mode: str, path: Path) -> dict[str, float]:
         out.unlink(missing_ok=True)  # an existing output would be read for stable keys
         main.main(["convert", str(path), "-o", str(out), "--jobs", "1"], standalone_mode=False)
         count = len(json.loads(out.read_text(encoding="utf-8")))
+    elif mode == "bib-read":  # reading alone: the .bib to Records, no merging, tags, writing
+        from bib.readers.bibtex import read
+
+        count = sum(1 for _ in read(path.read_bytes(), str(path)))
     elif mode == "bib-parse":
         from bib.readers.bibtex_syntax import parse
 
@@ -386,9 +390,10 @@ def bib_input(path: Path, repeat: int, reference: Path | None = None) -> None:
     `reference`: also `bib convert` of another checkout (the code before a change)."""
     runs: dict[str, dict[str, float]] = {}
     if reference is not None:
-        found = [run_child("bib-convert", str(path), root=reference) for _ in range(repeat)]
-        runs["reference"] = min(found, key=lambda run: run["cpu"])
-    for mode in ("bib-convert", "bib-parse", "pybtex", "bibtexparser"):
+        for mode, name in (("bib-convert", "reference"), ("bib-read", "reference-read")):
+            found = [run_child(mode, str(path), root=reference) for _ in range(repeat)]
+            runs[name] = min(found, key=lambda run: run["cpu"])
+    for mode in ("bib-convert", "bib-read", "bib-parse", "pybtex", "bibtexparser"):
         try:
             found = [run_child(mode, str(path)) for _ in range(repeat)]
         except subprocess.CalledProcessError as failed:  # bibtexparser 1.4 on some files
@@ -400,16 +405,20 @@ def bib_input(path: Path, repeat: int, reference: Path | None = None) -> None:
         runs["pandoc"] = pandoc
     ours = runs["bib-convert"]["entries"] / runs["bib-convert"]["cpu"]
     print(f"{path}: entries/s of CPU time and peak memory, each reader in its own process")
-    print(f"{'reader':>14} {'entries':>8} {'entries/s':>10} {'peak MiB':>9} {'bib convert x':>14}")
+    reading = runs["bib-read"]["entries"] / runs["bib-read"]["cpu"]
+    print(f"{'reader':>14} {'entries':>8} {'entries/s':>10} {'peak MiB':>9} {'bib convert x':>14} "
+          f"{'bib read x':>11}")  # fmt: skip
     for mode, stats in runs.items():
         rate = stats["entries"] / stats["cpu"]
         print(f"{mode:>14} {stats['entries']:>8.0f} {rate:>10.0f} {stats['rss_mib']:>9.1f} "
-              f"{ours / rate:>14.2f}")  # fmt: skip
+              f"{ours / rate:>14.2f} {reading / rate:>11.2f}")  # fmt: skip
     if reference is not None:
         print(f"(reference: bib convert from {reference})")
     print(
         f"(bibtexparser 1.4 on the first {SAMPLE} entries; bibtexparser 2 cannot be installed "
-        "beside pyzotero; bib-convert reads and writes CSL-JSON, as pandoc does)"
+        "beside pyzotero; bib-convert reads and writes CSL-JSON, as pandoc does; bib-read reads "
+        "the .bib to Records (bib.readers.bibtex.read) and writes nothing, as pybtex's "
+        "parse_file; bib-parse is the tokenizer alone)"
     )
 
 
@@ -486,7 +495,7 @@ def main() -> None:
         mode, path = args.child[0], Path(args.child[1])
         if mode == "jobs":
             print(json.dumps(jobs_child(int(args.child[2]), path)))
-        elif mode in ("bib-convert", "bib-parse", "pybtex", "bibtexparser"):
+        elif mode in ("bib-convert", "bib-read", "bib-parse", "pybtex", "bibtexparser"):
             print(json.dumps(bib_child(mode, path)))
         else:
             print(json.dumps(stages(path) if mode == "stages" else child(mode, path)))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -14,7 +15,7 @@ from bib.latex.fastlatex import decode_common
 from bib.latex.markup import _STOP, clean
 from bib.latex.tables import _HOLOGO, _MACRO_TEXT, _RECORD_ESCAPES, _STYLE_COMMANDS
 from bib.latex.tolatex import to_latex
-from bib.latex.totext import KeepingText, _typeset, decoder, to_text
+from bib.latex.totext import KeepingText, _typeset, citation_text, decoder, to_text
 
 _RECORD_SPECIAL = re.compile(r"[\\$*_<`\[{}]")
 _NEEDS_LATEX = re.compile(r"[\\$%{}~&]")
@@ -240,15 +241,12 @@ def _from_latex(latex: str, *, fast: bool) -> str:
     # `50% faster` would be a LaTeX comment; in a BibTeX value it is a forgotten `\%`
     hidden = _BARE_PERCENT.sub(r"\\%", hidden)
     if fast and not urls:
-        common = decode_common(hidden, unknown_macro)
+        common = _common_record_text(hidden)
         if common is not None:
-            common = common.replace("\xa0", " ")
-            text = clean(common)
+            text = clean(common.plain)
             if _STOP.search(text) is None:
                 return text
-            # what `_RecordText` escapes is per character, and the fast path's pieces are
-            # all literal text: escaping the whole is escaping each piece
-            return _unambiguous(text, clean(_RECORD_SPECIAL.sub(_record_escape, common)))
+            return _unambiguous(text, clean(common.escaped))
     nodes = latexwalker.LatexWalker(
         hidden, latex_context=_walker_context(), tolerant_parsing=True
     ).get_latex_nodes()[0]
@@ -261,6 +259,79 @@ def _from_latex(latex: str, *, fast: bool) -> str:
     if _STOP.search(plain) is None:
         return plain
     return _unambiguous(plain, convert(True))
+
+
+_MARKUP_SPAN = re.compile(
+    r"\$(?P<math>(?:[^$\\{}]|\\[A-Za-z]+)+)\$|\\cite[ \t\n]*\{(?P<keys>[^{}\\$]*)\}"
+)
+"""What record text keeps as markup that the fast path reads: inline math with no `$`,
+brace or control symbol inside, which (with only argumentless control words,
+`_argumentless`) ends at the next `$` for pylatexenc too; a `\\cite{keys}` (the form
+without a star or optional arguments, which pylatexenc's parser reads alike)."""
+_DIGIT_NEXT = re.compile(r"[{}]*[0-9]")
+_CONTROL_WORD = re.compile(r"\\([A-Za-z]+)")
+
+
+def _argumentless(math: str) -> bool:
+    """Whether every control word in `math` takes no argument for pylatexenc's parser: one
+    that takes one (`\\hat$`) may take the closing `$` as it, and the math runs on."""
+    context = _walker_context()
+    for m in _CONTROL_WORD.finditer(math):
+        spec = context.get_macro_spec(m.group(1))
+        if spec is not None and getattr(spec.args_parser, "argspec", "") != "":
+            return False
+    return True
+
+
+@dataclass(frozen=True, slots=True)
+class _CommonText:
+    plain: str
+    """Record text before `clean` (`_RecordText` with `escape=False`)."""
+    escaped: str
+    """The same with the literal text escaped (`escape=True`); math is never escaped."""
+
+
+def _common_record_text(latex: str) -> _CommonText | None:
+    """What `_RecordText` writes of `latex` (no URLs in it), when the fast decoder reads
+    every span between the markup of `_MARKUP_SPAN` (math kept as written, as
+    `_RecordText.math_node_to_text` keeps it; a citation as `citation_text` writes it);
+    None otherwise (pylatexenc then reads it). Speed trick: a long abstract with one
+    `$\\pi$` took pylatexenc ~10 ms, a note with a `\\cite` ~1 ms. A value with a `\\$` is
+    read whole (`\\\\$` opens math, `\\$` does not), as is any `$` left over between spans.
+    Its oracle: `from_latex_reference`, tests/readers/test_fast_latex.py."""
+    spans = [] if "\\$" in latex else list(_MARKUP_SPAN.finditer(latex))
+    plain: list[str] = []
+    escaped: list[str] = []
+    pos = 0
+    for m in [*spans, None]:
+        end = len(latex) if m is None else m.start()
+        text = decode_common(latex[pos:end], unknown_macro) if end > pos else ""
+        if text is None:
+            return None
+        text = text.replace("\xa0", " ")
+        plain.append(text)
+        escaped.append(_RECORD_SPECIAL.sub(_record_escape, text))
+        if m is None:
+            break
+        markup = _markup(latex, m)
+        if markup is None:
+            return None
+        plain.append(markup)
+        escaped.append(markup)
+        pos = m.end()
+    return _CommonText("".join(plain), "".join(escaped))
+
+
+def _markup(latex: str, m: re.Match[str]) -> str | None:
+    """The record text of one `_MARKUP_SPAN` match in `latex`, or None (pylatexenc's)."""
+    math = m.group("math")
+    if math is None:
+        return citation_text(m.group("keys"))
+    if "\\" in math and not _argumentless(math):
+        return None
+    if _DIGIT_NEXT.match(latex, m.end()):  # `$x$2` is not math in record text
+        return "\\(" + math + "\\)"
+    return m.group()
 
 
 def _unambiguous(plain: str, escaped: str) -> str:

@@ -147,6 +147,11 @@ def _citation(node: Any) -> str:
     """`\\cite{a,b}` -> `[@a; @b]`: a citation stays one (pandoc's markdown form)."""
     args = node.nodeargd.argnlist if node.nodeargd else []
     keys = args[-1].latex_verbatim().strip("{}") if args and args[-1] is not None else ""
+    return citation_text(keys)
+
+
+def citation_text(keys: str) -> str:
+    """The record text of a citation of `keys` (`a, b` -> `[@a; @b]`); empty without keys."""
     cited = [key.strip() for key in keys.split(",") if key.strip()]
     return "[" + "; ".join("@" + key for key in cited) + "]" if cited else ""
 

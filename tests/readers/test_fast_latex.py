@@ -58,6 +58,45 @@ def test_from_latex_equals_its_pylatexenc_reference(value):
     assert from_latex(value) == from_latex_reference(value)
 
 
+MARKUP_PIECES = st.one_of(
+    PIECES,
+    st.sampled_from(
+        [
+            "$x$", "$\\pi$", "$ \\pi $", "$a_1^2$", "$x\ny$", "$~$", "$\\alpha\\beta$", "$",
+            "$$", "$$x$$", "2", "{2}", "}", "\\$", "\\\\", "\\(x\\)", "$a{b}$", "$\\{$",
+            "$*$", "$x$2", "$x${}3", "\\'", "\\LaTeX", "$%$", "$\\u$", "$\\hat x$", "\\hat",
+            "\\cite{K}", "\\cite{a, b}", "\\cite {K}", "\\cite{}", "\\cite{,}", "\\cite[p]{K}",
+            "\\cite*{K}", "\\citep{K}", "\\cite", "\\cite{a_b}", "\\cite{\\'e}",
+        ]
+    ),
+)  # fmt: skip
+
+
+@given(st.lists(MARKUP_PIECES, max_size=14).map("".join))
+@example("The story of $ \\pi $ has been told -- {\\'e}")
+@example("$x$2 and $y$ {\\em z}")
+@example("$\\u$\\TeX")
+@example("See \\cite{Lent:1988:PWE}, {\\'e} *x*.")
+def test_from_latex_of_text_with_math_and_citations_equals_its_pylatexenc_reference(value):
+    assert from_latex(value) == from_latex_reference(value)
+
+
+def test_an_abstract_with_inline_math_takes_the_fast_path():
+    from bib.latex import fromlatex
+
+    found = fromlatex._common_record_text("The story of $ \\pi $ is told by Beckmann--{\\'E}.")
+    assert found is not None
+    assert found.plain == "The story of $ \\pi $ is told by Beckmann\u2013\u00c9."
+
+
+def test_a_note_with_a_citation_takes_the_fast_path():
+    from bib.latex import fromlatex
+
+    found = fromlatex._common_record_text("See \\cite{Lent:1988:PWE, Knuth}.")
+    assert found is not None
+    assert found.plain == "See [@Lent:1988:PWE; @Knuth]."
+
+
 @given(st.lists(VALUES, min_size=1, max_size=6))
 def test_the_per_read_cache_gives_what_the_functions_give(values):
     decoding = Decoding()
