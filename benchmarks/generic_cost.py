@@ -17,7 +17,6 @@ import argparse
 import sys
 import tempfile
 import time
-from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,13 +63,7 @@ def main() -> None:
         print(f"flags alone {alone:.2f} s   loose + list stage {listed:.2f} s   "
               f"ratio {listed / alone:.3f}")  # fmt: skip
     tagged = list(engine._extract(records, loose))
-    counts: Counter[str] = Counter()
-    with_topics = 0
-    for record in tagged:
-        seen = listing.observe(record).topics
-        counts.update(seen)
-        with_topics += bool(seen)
-    decided = listing.decide(counts, with_topics)
+    decided = listing.decide_all(tagged)
     changed = decided ^ listing.prior
     again = sum(1 for r in tagged if changed & set(listing.observe(r).loose))
     median = sorted(ratios)[len(ratios) // 2]

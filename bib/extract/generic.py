@@ -81,6 +81,17 @@ class GenericTopics:
             return self.prior
         return frozenset(slug for slug, n in counts.items() if n >= SHARE * records)
 
+    def decide_all(self, records: Iterable[Record]) -> frozenset[str]:
+        """`decide` for `records` tagged with `loose`, all at once (the engine counts as
+        records come: `bib.convert._Listed`)."""
+        counts: Counter[str] = Counter()
+        tagged = 0
+        for record in records:
+            seen = self.observe(record).topics
+            counts.update(seen)
+            tagged += bool(seen)
+        return self.decide(counts, tagged)
+
     def finish(self, record: Record, generic: frozenset[str]) -> Record:
         """The record with its loose topics in `generic` left out, at most `max_topics`
         topics (the most specific: `topics.select`), and the ancestors of its topics when

@@ -49,16 +49,6 @@ def _loose(records: Sequence[Record], vocabulary: Vocabulary, most: int) -> list
     return list(tags.tag_stream(records, vocabulary=vocabulary, max_topics=most, loose=True))
 
 
-def _decided(records: Sequence[Record], listing: generic.GenericTopics) -> frozenset[str]:
-    counts: Counter[str] = Counter()
-    tagged = 0
-    for record in records:
-        seen = listing.observe(record).topics
-        counts.update(seen)
-        tagged += bool(seen)
-    return listing.decide(counts, tagged)
-
-
 def _topics(record: Record) -> list[str]:
     return [t.value for t in record.tags if t.kind is TagKind.TOPIC]
 
@@ -119,12 +109,12 @@ def test_a_topic_on_the_share_of_a_long_list_is_generic_and_one_below_it_is_not(
 
 def test_the_seeds_find_generic_what_the_vocabulary_flags(vocabulary: Vocabulary) -> None:
     listing = generic.GenericTopics(vocabulary, 8)
-    assert _decided(_loose(_seeds(), vocabulary, 8), listing) == vocabulary.generic == {LLMS}
+    assert listing.decide_all(_loose(_seeds(), vocabulary, 8)) == vocabulary.generic == {LLMS}
 
 
 def test_iclr_2020_has_no_generic_topic(vocabulary: Vocabulary) -> None:
     listing = generic.GenericTopics(vocabulary, 8)
-    assert _decided(_loose(_iclr(), vocabulary, 8), listing) == frozenset()
+    assert listing.decide_all(_loose(_iclr(), vocabulary, 8)) == frozenset()
 
 
 def test_in_a_list_of_rl_papers_rl_stays_only_on_the_papers_about_it(tmp_path: Path) -> None:
