@@ -1,7 +1,12 @@
 """Rebuild bib/data/topics-imported.json from the Papers with Code task hierarchy.
 
-Usage: PYTHONPATH=. python benchmarks/tags_build_vocabulary.py --pwc DIR [--min-datasets 3]
-       [-o bib/data/topics-imported.json]
+Usage: PYTHONPATH=. python benchmarks/tags_build_vocabulary.py --fetch [--pwc DIR]
+       [--min-datasets 3] [-o bib/data/topics-imported.json]
+       PYTHONPATH=. python benchmarks/tags_build_vocabulary.py --pwc DIR   (files already here)
+
+`--fetch` downloads the four files (network) from the archive at the commit the shipped file
+was built from, checks each against its SHA-256 below and refuses a file that differs, then
+builds. Rebuilt from that commit, the output is byte-identical to the shipped file.
 
 Source: the task hierarchy of Papers with Code (data licensed CC BY-SA 4.0 by Papers with
 Code), as the archive github.com/World-Snapshot/papers-with-code keeps it after the site
@@ -34,15 +39,33 @@ from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import json
 import re
 import sys
+import tempfile
 from pathlib import Path
+
+import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bib.atomic import write_atomic  # noqa: E402
 from bib.extract.vocabulary import phrase_variants  # noqa: E402
+
+ARCHIVE = (
+    "https://raw.githubusercontent.com/World-Snapshot/papers-with-code/"
+    "8d2360f0ef84aea21a70b79f0a069914da68cb07/results/hierarchical/"
+)
+"""The archive at the commit the shipped topics-imported.json was built from."""
+DIGESTS = {
+    "audio": "10def26183d0321dadf2701deaaf508a61f96d0fe1310aeab4053fdc36684b53",
+    "cv": "7a3cad41d12a0a31df84aaa1b3b474597dbcc3d761c0e552f6b87044089032ad",
+    "nlp": "f465e9c60ef367543613e7e54354edd4217ebb0963484d40e042a863b46acc74",
+    "other": "b1e4c9fea16b1f4e7e6eaad5fad63057b59bbf43923232b7234f2c0734b9b0e6",
+}
+"""SHA-256 of each area's `<area>_hierarchy.csv` at that commit."""
 
 AREAS = {
     "nlp": "natural-language-processing",
@@ -171,19 +194,55 @@ def _ordered(topic: dict) -> dict:
     return {key: topic[key] for key in order if key in topic}
 
 
+class FetchError(Exception):
+    """A downloaded file is not the one the shipped vocabulary was built from."""
+
+
+def checked(area: str, data: bytes) -> bytes:
+    """`data` if it is the archive's file for `area`, else FetchError."""
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != DIGESTS[area]:
+        raise FetchError(f"{area}_hierarchy.csv: SHA-256 {digest}, expected {DIGESTS[area]}")
+    return data
+
+
+def fetch(directory: Path, client: httpx.Client) -> None:
+    """Download the four hierarchy files into `directory`, each checked before it is kept."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for area in DIGESTS:
+        name = f"{area}_hierarchy.csv"
+        response = client.get(ARCHIVE + name)
+        response.raise_for_status()
+        write_atomic(directory / name, checked(area, response.content))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pwc", type=Path, required=True, help="folder of the hierarchy CSVs")
+    parser.add_argument("--pwc", type=Path, help="folder of the hierarchy CSVs")
+    parser.add_argument(
+        "--fetch", action="store_true", help="download the CSVs first (into --pwc, or a temp dir)"
+    )
     parser.add_argument("--min-datasets", type=int, default=3)
     parser.add_argument("--curated", type=Path, default=ROOT / "bib/data/topics.json")
     parser.add_argument("-o", "--output", type=Path, default=ROOT / "bib/data/topics-imported.json")
     args = parser.parse_args()
-    topics = build(args.pwc, args.curated, args.min_datasets)
+    if args.pwc is None and not args.fetch:
+        parser.error("give --pwc DIR, --fetch, or both")
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = args.pwc or Path(scratch)
+        if args.fetch:
+            try:
+                with httpx.Client(timeout=60, follow_redirects=True) as client:
+                    fetch(folder, client)
+            except (httpx.HTTPError, FetchError) as exc:
+                sys.exit(f"tags_build_vocabulary: error: {exc}")
+        topics = build(folder, args.curated, args.min_datasets)
     document = {
         "about": (
             "Topics imported from the Papers with Code task hierarchy (CC BY-SA 4.0, Papers "
-            "with Code; as archived at github.com/World-Snapshot/papers-with-code, "
-            "results/hierarchical/*_hierarchy.csv) by benchmarks/tags_build_vocabulary.py, "
+            "with Code; as archived at github.com/World-Snapshot/papers-with-code, commit "
+            f"{ARCHIVE.split('/')[5][:7]}, results/hierarchical/*_hierarchy.csv) by "
+            "benchmarks/tags_build_vocabulary.py, "
             f"tasks with at least {args.min_datasets} datasets. Each topic's `source` names "
             "its area and task. Do not edit by hand: rebuild, or override in a --vocab file."
         ),
@@ -191,7 +250,7 @@ def main() -> None:
         "topics": topics,
     }
     text = json.dumps(document, indent=1, ensure_ascii=False) + "\n"
-    args.output.write_text(text, encoding="utf-8")
+    write_atomic(args.output, text)
     print(f"{len(topics)} topics -> {args.output}", file=sys.stderr)
 
 

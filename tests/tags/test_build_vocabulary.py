@@ -87,3 +87,34 @@ def test_a_vision_file_task_without_a_vision_word_is_not_put_under_vision(topics
 
 def test_every_imported_topic_names_its_source(topics) -> None:
     assert topics["video-inpainting"]["source"] == "pwc:cv:Video Inpainting"
+
+
+def _serving(files: dict[str, bytes], asked: list[str]):  # type: ignore[no-untyped-def]
+    import httpx
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        asked.append(str(request.url))
+        return httpx.Response(200, content=files[request.url.path.rsplit("/", 1)[1]])
+
+    return httpx.Client(transport=httpx.MockTransport(handler))
+
+
+def test_fetch_asks_for_the_archive_at_the_commit_the_shipped_file_was_built_from(
+    builder, tmp_path: Path
+) -> None:
+    asked: list[str] = []
+    files = {f"{area}_hierarchy.csv": b"not the archive's file" for area in builder.DIGESTS}
+    with pytest.raises(builder.FetchError), _serving(files, asked) as client:
+        builder.fetch(tmp_path, client)
+    assert asked == [
+        "https://raw.githubusercontent.com/World-Snapshot/papers-with-code/"
+        "8d2360f0ef84aea21a70b79f0a069914da68cb07/results/hierarchical/audio_hierarchy.csv"
+    ]
+
+
+def test_fetch_keeps_no_file_whose_digest_differs(builder, tmp_path: Path) -> None:
+    files = {f"{area}_hierarchy.csv": b"Task Name\n" for area in builder.DIGESTS}
+    refused = pytest.raises(builder.FetchError, match=r"audio_hierarchy\.csv: SHA-256")
+    with refused, _serving(files, []) as client:
+        builder.fetch(tmp_path, client)
+    assert list(tmp_path.iterdir()) == []
