@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> None:
             topics.scan(t, vocabulary, v) for t, v in zip(texts, views, strict=True)
         ],
         "topics (scan and ranking)": lambda: [
-            tags._topic_tags(r, vocabulary, tags.DEFAULT_MAX_TOPICS, v, c)
+            tags._topic_tags(r, vocabulary, tags.DEFAULT_MAX_TOPICS, v, c, False)
             for r, v, c in zip(records, views, claims, strict=True)
         ],
         "datasets and models": lambda: [
