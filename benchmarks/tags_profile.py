@@ -9,7 +9,9 @@ seconds of this process. The parts are what `bib.extract.tags._tag_batch` calls 
 `topic ranking` is `match_topics` less its `scan`. The word split
 (`re.findall(r"\\w+", abstract)`) is timed in the same run: on a shared machine the
 multiples hold where microseconds do not. The parts need not add up to the stage: it also
-makes the tags and the records, and the garbage collector runs.
+makes the tags and the records, and the garbage collector runs. The last three parts are
+the stages `bib convert` runs before the tagging stage (`bib.convert.tag_stages`), each on
+what the one before it gives: what a user of `bib convert` waits for besides the tags.
 """
 
 from __future__ import annotations
@@ -30,6 +32,9 @@ from tags_speed import seed_abstracts  # noqa: E402
 
 from bib.extract import tags, topics  # noqa: E402
 from bib.extract.entities import match_entities  # noqa: E402
+from bib.extract.methods import tag_methods  # noqa: E402
+from bib.extract.titles import derive_titles  # noqa: E402
+from bib.extract.urls import tag_urls  # noqa: E402
 from bib.extract.vocabulary import shipped, word_view  # noqa: E402
 from bib.record import Record  # noqa: E402
 
@@ -61,6 +66,9 @@ def main(argv: list[str] | None = None) -> None:
     cues = tags._ALL_CUES
     claims = [tags._contributions(t, cues, w) for t, w in zip(texts, words, strict=True)]
 
+    named = list(tag_methods(records))
+    linked = list(tag_urls(named))
+
     def topic_automaton() -> None:
         for view in views:
             deque(automaton.iter_long(view + " "), 0)
@@ -77,7 +85,7 @@ def main(argv: list[str] | None = None) -> None:
             topics.scan(t, vocabulary, v) for t, v in zip(texts, views, strict=True)
         ],
         "topics (scan and ranking)": lambda: [
-            tags._topic_tags(r, vocabulary, tags.DEFAULT_MAX_TOPICS, v, c)
+            tags._topic_tags(r, vocabulary, tags.DEFAULT_MAX_TOPICS, v, c, False)
             for r, v, c in zip(records, views, claims, strict=True)
         ],
         "datasets and models": lambda: [
@@ -86,6 +94,9 @@ def main(argv: list[str] | None = None) -> None:
         "method, code, records": lambda: [
             tags._finish(r, [], c, tags.DEFAULT_KINDS) for r, c in zip(records, claims, strict=True)
         ],
+        "bib convert: method names": lambda: deque(tag_methods(records), 0),
+        "bib convert: links": lambda: deque(tag_urls(named), 0),
+        "bib convert: derived titles": lambda: deque(derive_titles(linked), 0),
     }
     split = best_seconds(lambda: [_WORDS.findall(text) for text in texts], args.repeats)
     timed = {name: best_seconds(run, args.repeats) for name, run in parts.items()}
