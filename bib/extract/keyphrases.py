@@ -275,7 +275,8 @@ def _expansion(text: str, lowered: str, opened: int, acronym: str) -> str:
         initials = _initials(words[-n]) + initials
         if initials == letters:
             found = " ".join(words[-n:])
-            return found if fold(found) in fold(before) else ""
+            # written as found (one space between words) it is in `before` folded too
+            return found if before.endswith(found) or fold(found) in fold(before) else ""
         if not letters.endswith(initials):
             return ""  # more words in front cannot mend the end (nor a longer run)
     return ""

@@ -206,6 +206,7 @@ EXPANSION_TEXT = pieces(
 @given(EXPANSION_TEXT)
 @example("Low Rank Adaptation of Direct Preference Optimization (DPO)")
 @example("a Sparse Mixture of Experts (MoE) and Key-Value (KV)")
+@example("Direct/Preference Optimization (DPO) and Key-value-Value (KV)")
 def test_acronym_expansions_are_the_words_whose_initials_spell_them(text):
     for m in keyphrases._ACRONYM.finditer(text):
         expected = _expansion_plainly(text, m.start(), m.group(1))
