@@ -206,7 +206,27 @@ EXPANSION_TEXT = pieces(
 @given(EXPANSION_TEXT)
 @example("Low Rank Adaptation of Direct Preference Optimization (DPO)")
 @example("a Sparse Mixture of Experts (MoE) and Key-Value (KV)")
+@example("Direct/Preference Optimization (DPO) and Key-value-Value (KV)")
 def test_acronym_expansions_are_the_words_whose_initials_spell_them(text):
     for m in keyphrases._ACRONYM.finditer(text):
         expected = _expansion_plainly(text, m.start(), m.group(1))
         assert keyphrases._expansion(text, "", m.start(), m.group(1)) == expected
+
+
+DEFINING_TEXT = pieces(
+    "we", "We", "WE", "call", "CALL", "term", "Termed", "dubbed", "name", "is", "are",
+    "called", "referred", "to", "as", "known", "\u212anown", "a\u017f", "it", "This", " ",
+    "\n", "\u2003", "\x0b", "\u0130", "-", "\"", "\u201c", "x", "Sparse", "Gate", "_", "\u00e9",
+)  # fmt: skip
+"""Defining words in every case, split by the spaces `\\s` knows, with the Kelvin sign
+and the long s that IGNORECASE folds to `k` and `s`, and a dotted capital I that lower-cases
+to two characters."""
+
+
+@given(DEFINING_TEXT)
+@example("We call this Sparse-Gate routing")
+@example("is known a\u017f Sparse Gate")
+@example("\u0130 we call Sparse Gate")
+def test_defined_terms_are_what_the_case_blind_regex_finds(text):
+    expected = [text[m.start(1) : m.end(1)] for m in keyphrases._DEFINED.finditer(text)]
+    assert keyphrases.defined_terms(text) == expected
