@@ -21,7 +21,7 @@ from bib.latex import decoder, from_latex
 from bib.latex.fastlatex import decode_common
 from bib.latex.fromlatex import prepare, unknown_macro
 from bib.latex.pieces import cut
-from bib.latex.source import CONTAINERS, held, references
+from bib.latex.source import CONTAINERS, further_fields, held, references
 from bib.latex.tables import _LIGATURE, _LIGATURE_SHOWN
 from bib.readers import bibtex_syntax, names
 from bib.readers.paperlist import decode
@@ -391,12 +391,13 @@ def _latex(
     container = min(
         (f.name for f in entry.fields if f.name in CONTAINERS), key=CONTAINERS.index, default=None
     )
+    further = further_fields(record)
     for found in entry.fields:
         if found.name in CONTAINERS and found.name != container:
             continue  # not the one the container title was read from
         if found.name == "note" and (record.title_derived or provenance_of(record.note)):
             continue  # the note bib wrote, its sentences rebuilt from the record
-        decoded = held(record, found.name)
+        decoded = held(record, found.name, further)
         if decoded is None or _month_number_written(found):
             continue
         raw = found.raw
