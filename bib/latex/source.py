@@ -58,15 +58,24 @@ month number)."""
 BIBTEX_ONLY = frozenset({"year", "month"})
 
 
-def held(record: Record, name: str) -> str | None:
+def held(record: Record, name: str, further: dict[str, str] | None = None) -> str | None:
     """What `record` holds for the `.bib` field `name`: the value a kept LaTeX is compared
-    against. None for a field the writers rebuild (`NOT_KEPT`) or the record lacks."""
+    against. None for a field the writers rebuild (`NOT_KEPT`) or the record lacks.
+    `further`: the record's `further_fields`, for a caller asking about each of its fields
+    (a look-up instead of a scan of `Record.fields` for each)."""
     if name in NOT_KEPT:
         return None
     attribute = _ATTRIBUTES.get(name)
     if attribute is not None:
         return attribute(record) or None
+    if further is not None:
+        return further.get(name)
     return next((value for field, value in record.fields if field == name), None)
+
+
+def further_fields(record: Record) -> dict[str, str]:
+    """`Record.fields` by name, the first of a repeated name as `held` reads it."""
+    return dict(reversed(record.fields))
 
 
 def kept(record: Record, name: str, *, ascii: bool, current: str | None = None) -> str | None:

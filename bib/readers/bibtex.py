@@ -21,7 +21,7 @@ from bib.latex import decoder, from_latex
 from bib.latex.fastlatex import decode_common
 from bib.latex.fromlatex import prepare, unknown_macro
 from bib.latex.pieces import cut
-from bib.latex.source import CONTAINERS, held, references
+from bib.latex.source import CONTAINERS, further_fields, held, references
 from bib.latex.tables import _LIGATURE, _LIGATURE_SHOWN
 from bib.readers import bibtex_syntax, names
 from bib.readers.paperlist import decode
@@ -113,7 +113,9 @@ class Decoding:
     """The decoded values of one read, remembered: a file repeats its journals, publishers,
     author lists and `@string` expansions (TeX Live's `ack-nhfb` is in 8,700 entries), and
     each is decoded once. Made per `read` and dropped with it (never module-level); only
-    short values are kept, and at most `LIMIT` of each kind, so memory stays flat in N."""
+    short values are kept, and at most `LIMIT` of each kind, so memory stays flat in N. A
+    value written as an `@string` reference is kept at any length: the file holds it once
+    already, and its long ones are the most repeated (`ack-nhfb`, 600 characters)."""
 
     LIMIT = 20_000
     LONGEST = 300
@@ -125,14 +127,14 @@ class Decoding:
         self._record_text: dict[str, str] = {}
         self._names: dict[str, tuple[Author, ...]] = {}
 
-    def text(self, value: str) -> str:
-        """`to_unicode`, remembered."""
+    def text(self, value: str, *, expanded: bool = False) -> str:
+        """`to_unicode`, remembered; `expanded`: `value` came from `@string`s."""
         if not _LATEX.search(value):
             return " ".join(value.split())  # cheaper than a look-up
         found = self._text.get(value)
         if found is None:
             found = to_unicode(value)
-            self._keep(self._text, value, found)
+            self._keep(self._text, value, found, expanded=expanded)
         return found
 
     def record_text(self, value: str) -> str:
@@ -151,8 +153,10 @@ class Decoding:
             self._keep(self._names, value, found)
         return found
 
-    def _keep(self, table: dict[str, Any], value: str, decoded: Any) -> None:
-        if len(value) <= self.LONGEST and len(table) < self.LIMIT:
+    def _keep(
+        self, table: dict[str, Any], value: str, decoded: Any, *, expanded: bool = False
+    ) -> None:
+        if (expanded or len(value) <= self.LONGEST) and len(table) < self.LIMIT:
             table[value] = decoded
 
 
@@ -178,19 +182,27 @@ def _bare_year(name: str, value: str) -> bool:
     return name == "date" and re.fullmatch(r"\s*-?\d{1,4}\s*", value) is not None
 
 
-def _field_value(name: str, value: str, decoding: Decoding) -> str:
+def _field_value(name: str, value: str, decoding: Decoding, *, expanded: bool = False) -> str:
     """A further field in Unicode; name lists in the canonical form of `names.format_names`
-    (their braces and `and`s are structure, which plain decoding would lose)."""
+    (their braces and `and`s are structure, which plain decoding would lose); `expanded`:
+    written with `@string`s (`Decoding.text`)."""
     if name in ("file", "pdf"):
         return value
     if name in names.NAME_LISTS:
         return names.format_names(decoding.names(value))
     if name == "month":
         return dates.month_name(decoding.text(value))
-    return decoding.text(value)
+    return decoding.text(value, expanded=expanded)
 
 
-def _record(entry: dict[str, str], path: str, line: int, decoding: Decoding) -> Record:
+def _record(
+    entry: dict[str, str],
+    path: str,
+    line: int,
+    decoding: Decoding,
+    expanded: frozenset[str] = frozenset(),
+) -> Record:
+    """The Record of one entry's values; `expanded`: the fields written with `@string`s."""
     get = entry.get
     text = decoding.text
     authors = decoding.names(get("author", ""))
@@ -215,7 +227,7 @@ def _record(entry: dict[str, str], path: str, line: int, decoding: Decoding) -> 
         addendum = without_provenance(addendum)
         note = f"{note} {origin}".strip()
     extra = tuple(
-        (name, _field_value(name, value, decoding))
+        (name, _field_value(name, value, decoding, expanded=name in expanded))
         for name, value in sorted(entry.items())
         if (name not in _CONSUMED or (name == "year" and year is None))
         and value.strip()
@@ -312,7 +324,8 @@ def _entry_record(entry: bibtex_syntax.Entry, path: str, decoding: Decoding) -> 
     fields = entry.values()
     fields["ENTRYTYPE"] = entry.type
     fields["ID"] = entry.key
-    return _record(fields, path, entry.line, decoding)
+    expanded = frozenset(f.name for f in entry.fields if f.raw)
+    return _record(fields, path, entry.line, decoding, expanded)
 
 
 class _Usable(dict[str, tuple[int, StringDef, tuple[str, ...]]]):
@@ -378,12 +391,13 @@ def _latex(
     container = min(
         (f.name for f in entry.fields if f.name in CONTAINERS), key=CONTAINERS.index, default=None
     )
+    further = further_fields(record)
     for found in entry.fields:
         if found.name in CONTAINERS and found.name != container:
             continue  # not the one the container title was read from
         if found.name == "note" and (record.title_derived or provenance_of(record.note)):
             continue  # the note bib wrote, its sentences rebuilt from the record
-        decoded = held(record, found.name)
+        decoded = held(record, found.name, further)
         if decoded is None or _month_number_written(found):
             continue
         raw = found.raw

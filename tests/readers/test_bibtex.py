@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bib.errors import BibError
-from bib.latex import to_text
-from bib.record import Author, EntryType, TagKind
+from bib.latex import source, to_text
+from bib.record import Author, EntryType, Record, TagKind
 
 ENTRY = r"""@inproceedings{muller2024deep,
   title = {{USMoE}: Caf\'e \& {M}ore for $6\times$ Speed},
@@ -171,3 +173,15 @@ def test_author_of_a_tie_only_is_no_author_not_a_crash(records):
     the hypothesis test of kept LaTeX, tests/writers/test_latex_source.py)."""
     [record] = records("x.bib", "@misc{k, author = {~}, title = {T}}")
     assert record.authors == ()
+
+
+_FURTHER = st.lists(
+    st.tuples(st.sampled_from(["pages", "volume", "title", "url", "isbn"]), st.text(max_size=3)),
+    max_size=6,
+)
+
+
+@given(_FURTHER, st.sampled_from(["pages", "volume", "title", "url", "isbn", "series"]))
+def test_what_a_record_holds_for_a_field_is_the_same_looked_up_or_scanned(fields, name):
+    record = Record(id="r", title="T", fields=tuple(fields))
+    assert source.held(record, name, source.further_fields(record)) == source.held(record, name)

@@ -163,3 +163,41 @@ def test_binary_input_is_not_text(data):
 
 def test_plain_bib_is_text():
     assert looks_like_text(b"@misc{k, title={T\xc3\xa9}}\n") is None
+
+
+class _GeneralParser(bibtex_syntax._Parser):
+    """The tokenizer without its one-match fast path: every field by the general path."""
+
+    def simple_field(self, pos: int) -> None:
+        return None
+
+
+_FIELD_VALUES = st.sampled_from(
+    [
+        "{plain}", '"quoted"', "{}", '""', "1990", "1990a", "{a {b} c}", '"a {"} b"', "jan",
+        "jan # { 1}", '{x} # "y"', "undefined", "{a@b}", "{a\n@misc{k, }", "2001 # x",
+        "{x} % comment\n", "{x}\n  # {y}", "x1",
+    ]
+)  # fmt: skip
+_SPACES = st.sampled_from(["", " ", "\n  ", " % note\n ", "\t"])
+
+
+@st.composite
+def _fields_text(draw: st.DrawFn) -> str:
+    names = draw(st.lists(st.sampled_from(["title", "year", "note", "Title"]), max_size=5))
+    space = draw(_SPACES)
+    body = "".join(
+        f",{draw(_SPACES)}{name}{space}={draw(_SPACES)}{draw(_FIELD_VALUES)}{draw(_SPACES)}"
+        for name in names
+    )
+    end = draw(st.sampled_from(["}", ",}", ""]))
+    return "@string{x = {X}}\n@misc{k" + body + end + "\n@book{b, title = {T}}\n"
+
+
+@given(_fields_text())
+def test_the_one_match_field_path_reads_what_the_general_path_reads(text):
+    general = _GeneralParser(text, "a.bib", None)
+    general.doc.entries = list(general.run())
+    fast = parse(text, "a.bib")
+    assert fast.entries == general.doc.entries
+    assert fast.problems == general.doc.problems

@@ -17,6 +17,7 @@ from bib.latex.fastlatex import decode_common
 from bib.latex.fromlatex import from_latex, from_latex_reference, unknown_macro
 from bib.latex.pieces import LONG, cut
 from bib.latex.tables import _ACCENTS, _MACRO_TEXT
+from bib.readers import bibtex
 from bib.readers.bibtex import Decoding, to_unicode, to_unicode_reference
 
 ACCENT_COMMANDS = ["\\" + name for name in _ACCENTS]
@@ -103,6 +104,25 @@ def test_the_per_read_cache_gives_what_the_functions_give(values):
     for value in values + values:  # the second round is read from the cache
         assert decoding.text(value) == to_unicode(value)
         assert decoding.record_text(value) == from_latex(value)
+
+
+@given(st.lists(st.lists(VALUES, min_size=20, max_size=40).map("".join), min_size=1, max_size=3))
+def test_the_per_read_cache_of_long_string_expansions_gives_what_to_unicode_gives(values):
+    decoding = Decoding()
+    for value in values + values:
+        assert decoding.text(value, expanded=True) == to_unicode(value)
+
+
+def test_a_long_value_from_an_at_string_is_decoded_once_per_read(monkeypatch):
+    calls: list[str] = []
+    monkeypatch.setattr(bibtex, "to_unicode", lambda value: calls.append(value) or value)
+    acknowledgement = "Nelson H. F. Beebe, \\path|beebe@math.utah.edu| " * 20
+    text = f"@string{{ack = {{{acknowledgement}}}}}\n" + "".join(
+        f"@book{{k{i}, title = {{T{i}}}, acknowledgement = ack}}\n" for i in range(3)
+    )
+    records = list(bibtex.read(text.encode(), "a.bib"))
+    assert len(records) == 3
+    assert calls.count(acknowledgement) == 1
 
 
 def test_every_table_symbol_reads_as_pylatexenc_reads_it():
