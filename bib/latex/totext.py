@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import cache
 from typing import Any
 
@@ -19,7 +20,7 @@ from bib.latex.markup import (
     _single_spaced,
     clean,
 )
-from bib.latex.tables import _LIGATURE, _LIGATURE_SHOWN, _MACRO_TEXT, _MATH_OPERATORS
+from bib.latex.tables import _ACCENTS, _LIGATURE, _LIGATURE_SHOWN, _MACRO_TEXT, _MATH_OPERATORS
 
 
 def to_text(text: str | Text, math: MathTexts | None = None) -> str:
@@ -187,9 +188,35 @@ def decoder(math_mode: str = "text") -> LatexNodes2Text:
             MacroTextSpec("url", "%s"),
             *(MacroTextSpec("cite" + kind, simplify_repl=_citation) for kind in _CITES),
             *(MacroTextSpec(name, text) for name, text in _MACRO_TEXT.items()),
+            *(_accent_spec(command, mark) for command, mark in _ACCENTS.items()),
         ],
     )
     return KeepingText(latex_context=db, math_mode=math_mode, strict_latex_spaces=True)
+
+
+def _accent_spec(command: str, mark: str) -> MacroTextSpec:
+    """An accent macro that puts its mark on each letter of its argument with the marks the
+    letter already carries (`accented`); pylatexenc's own puts it on every code point, so
+    `\\`{\\c{O}}` (O with a cedilla, then a grave) came back with a second grave on the
+    cedilla."""
+
+    def text(node: Any, l2tobj: LatexNodes2Text) -> str:
+        argument = l2tobj.nodelist_to_text(node.nodeargs[:1]).strip() if node.nodeargs else " "
+        return accented(argument, mark)
+
+    return MacroTextSpec(command, simplify_repl=text)
+
+
+def accented(text: str, mark: str) -> str:
+    """`text` with `mark` on each of its letters: after a letter and the combining marks
+    that follow it, in NFC (a dotless i or j takes it as i or j, as pylatexenc does)."""
+    out: list[str] = []
+    for char in text.replace("\u0131", "i").replace("\u0237", "j"):
+        if out and unicodedata.combining(char):
+            out[-1] += char
+        else:
+            out.append(char)
+    return "".join(unicodedata.normalize("NFC", cluster + mark) for cluster in out)
 
 
 _CITES = ("", "p", "t", "alp", "alt", "author", "year", "yearpar")

@@ -9,9 +9,15 @@ pdflatex itself for what we write (compiled under T1/utf8, the default set-up).
 from __future__ import annotations
 
 import subprocess
+import unicodedata
+
+from hypothesis import given
+from hypothesis import strategies as st
+from pylatexenc.latex2text import LatexNodes2Text
 
 from bib import convert as engine
-from bib.latex import escape, to_latex
+from bib.latex import decode, escape, to_latex
+from bib.latex.tables import _ACCENTS
 from bib.writers import bibtex, csljson
 
 
@@ -98,3 +104,22 @@ def test_combining_accents_without_a_precomposed_letter_compile_with_pdflatex(tm
         timeout=120,
     )
     assert done.returncode == 0, done.stdout[-2000:]
+
+
+def test_an_accent_on_a_letter_that_carries_a_mark_is_put_on_the_letter_once():
+    """Regression: pylatexenc put an accent on every code point of its argument, so
+    `\\`{\\c{O}}` (O with a cedilla, then a grave) came back with a second grave on the
+    cedilla."""
+    assert unicodedata.normalize("NFC", decode("\\`{\\c{O}}")) == unicodedata.normalize(
+        "NFC", "O\u0327\u0300"
+    )
+
+
+@given(st.text(alphabet=st.characters(whitelist_categories=("Lu", "Ll")), min_size=1, max_size=6))
+def test_an_accent_on_unmarked_letters_reads_as_pylatexenc_reads_it(letters):
+    """Oracle: pylatexenc's default decoder, which marks each code point; letters without
+    marks are one code point each, so both must agree."""
+    plain = LatexNodes2Text()
+    for command in _ACCENTS:
+        latex = "\\" + command + "{" + letters + "}"
+        assert decode(latex) == plain.latex_to_text(latex).strip(), latex
