@@ -111,15 +111,25 @@ def escape(text: str, *, ascii: bool = False) -> str:
     if ascii and not text.isascii():
         text = unicodedata.normalize("NFC", text)
         marks = _marks(text)
-    return _finish(_escape(text, marks), ascii)
+    return _finish(_apart(_escape(text, marks)), ascii)
 
 
 def escape_clean(text: str, *, ascii: bool = False) -> str:
     """`escape` of text already clean (`clean(text) == text`, as keywords are), without
     cleaning it again or remembering it: a record's keyword list is its own."""
     if ascii and not text.isascii():
-        return _finish(_escape(unicodedata.normalize("NFC", text)), ascii)
-    return _finish(_escape(text), False)
+        return _finish(_apart(_escape(unicodedata.normalize("NFC", text))), ascii)
+    return _finish(_apart(_escape(text)), False)
+
+
+def _apart(latex: str) -> str:
+    """Plain text's apostrophes kept apart: TeX prints `''` as a closing double quote, so
+    two apostrophes are written `'{}'` (`--` stays: a range's dash in `pages`, and the
+    `.bib` convention for a dash elsewhere; docs/formats.md)."""
+    return _APOSTROPHES.sub("'{}", latex) if "''" in latex else latex
+
+
+_APOSTROPHES = re.compile("'(?=')")
 
 
 def _render_latex(nodes: list[Node], protect: bool, out: list[str], escape: bool = True) -> None:

@@ -99,8 +99,9 @@ def _decoded(value: str, fast: Callable[[str], str | None]) -> str:
             common = fast(part)
             out.append(decoder("verbatim").latex_to_text(part) if common is None else common)
         else:
-            plain = part.replace("{", "").replace("}", "").replace("~", " ")
-            out.append(_LIGATURE.sub(_ligature, plain))
+            # Ligatures first: a brace group between two characters keeps them apart (`'{}'`).
+            typeset = _LIGATURE.sub(_ligature, part.replace("~", " "))
+            out.append(typeset.replace("{", "").replace("}", ""))
     text = "".join(out).replace("\xa0", " ")
     return " ".join(text.split())
 

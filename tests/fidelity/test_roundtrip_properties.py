@@ -144,3 +144,11 @@ def test_particles_of_both_kinds_come_back_through_bibtex_biblatex_and_csl(autho
     for fmt in ("bibtex", "biblatex", "csl-json"):
         out = _through(item, fmt)
         assert (out["author"], out["editor"]) == (authors, editors), fmt
+
+
+def test_two_apostrophes_in_a_csl_variable_come_back_as_two_apostrophes():
+    """Regression (found by hypothesis): `''` was written as it is, which TeX prints, and
+    bib read back, as a closing double quote."""
+    item = {"id": "k", "type": "book", "title": "T", "archive_location": "a''b", "version": "''"}
+    out = _through(item, "biblatex")
+    assert (out["archive_location"], out["version"]) == ("a''b", "''")

@@ -18,6 +18,7 @@ from pylatexenc.latex2text import LatexNodes2Text
 from bib import convert as engine
 from bib.latex import decode, escape, to_latex
 from bib.latex.tables import _ACCENTS
+from bib.readers.bibtex import to_unicode
 from bib.writers import bibtex, csljson
 
 
@@ -123,3 +124,9 @@ def test_an_accent_on_unmarked_letters_reads_as_pylatexenc_reads_it(letters):
     for command in _ACCENTS:
         latex = "\\" + command + "{" + letters + "}"
         assert decode(latex) == plain.latex_to_text(latex).strip(), latex
+
+
+def test_a_brace_group_between_two_apostrophes_keeps_them_apart():
+    """TeX prints `'{}'` as two apostrophes and `''` as a closing double quote."""
+    assert to_unicode("a'{}'b") == "a''b"
+    assert to_unicode("a''{}b") == "a\u201db"
