@@ -54,11 +54,12 @@ sys.path.insert(0, str(ROOT))
 from bib.atomic import write_atomic  # noqa: E402
 from bib.extract.vocabulary import phrase_variants  # noqa: E402
 
+COMMIT = "8d2360f0ef84aea21a70b79f0a069914da68cb07"
+"""The archive's commit the shipped topics-imported.json was built from."""
 ARCHIVE = (
-    "https://raw.githubusercontent.com/World-Snapshot/papers-with-code/"
-    "8d2360f0ef84aea21a70b79f0a069914da68cb07/results/hierarchical/"
+    f"https://raw.githubusercontent.com/World-Snapshot/papers-with-code/{COMMIT}"
+    "/results/hierarchical/"
 )
-"""The archive at the commit the shipped topics-imported.json was built from."""
 DIGESTS = {
     "audio": "10def26183d0321dadf2701deaaf508a61f96d0fe1310aeab4053fdc36684b53",
     "cv": "7a3cad41d12a0a31df84aaa1b3b474597dbcc3d761c0e552f6b87044089032ad",
@@ -241,7 +242,7 @@ def main() -> None:
         "about": (
             "Topics imported from the Papers with Code task hierarchy (CC BY-SA 4.0, Papers "
             "with Code; as archived at github.com/World-Snapshot/papers-with-code, commit "
-            f"{ARCHIVE.split('/')[5][:7]}, results/hierarchical/*_hierarchy.csv) by "
+            f"{COMMIT[:7]}, results/hierarchical/*_hierarchy.csv) by "
             "benchmarks/tags_build_vocabulary.py, "
             f"tasks with at least {args.min_datasets} datasets. Each topic's `source` names "
             "its area and task. Do not edit by hand: rebuild, or override in a --vocab file."

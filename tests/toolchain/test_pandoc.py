@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from functools import cache
 from types import ModuleType
 from typing import Any
 
 import pytest
 from pylatexenc.latex2text import LatexNodes2Text
+
+from bib.record import Record
+from bib.writers import render
 
 pytestmark = pytest.mark.toolchain
 
@@ -126,3 +130,18 @@ def test_pandoc_reading_of_bib_agrees_with_our_csl_json_on_year(
         if year(item) != year(read.get(item["id"], {}))
     }
     assert differ == {}
+
+
+def test_pandoc_reads_two_apostrophes_in_a_plain_field_as_two_apostrophes(
+    pandoc_tool: None, tmp_path: Any
+) -> None:
+    """Regression: a CSL value `''` was written as it is, which TeX and pandoc read as a
+    closing double quote. pandoc is the independent reader here (it turns apostrophes
+    typographic, U+2019)."""
+    record = Record(id="a", key="k2026", title="T", publisher="a''b", year=2026)
+    (tmp_path / "refs.bib").write_text(render([record], "biblatex"), encoding="utf-8")
+    out = subprocess.run(
+        ["pandoc", "refs.bib", "-f", "biblatex", "-t", "csljson"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    assert json.loads(out.stdout)[0]["publisher"] in ("a''b", "a\u2019\u2019b")
