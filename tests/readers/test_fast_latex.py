@@ -9,7 +9,7 @@ macros). The reader's per-read cache is held to the plain functions the same way
 
 from __future__ import annotations
 
-from hypothesis import assume, example, given
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from bib.latex import decoder
@@ -106,6 +106,7 @@ def test_the_per_read_cache_gives_what_the_functions_give(values):
         assert decoding.record_text(value) == from_latex(value)
 
 
+@settings(max_examples=200)  # each example decodes up to 240 pieces with pylatexenc
 @given(st.lists(st.lists(VALUES, min_size=20, max_size=40).map("".join), min_size=1, max_size=3))
 def test_the_per_read_cache_of_long_string_expansions_gives_what_to_unicode_gives(values):
     decoding = Decoding()

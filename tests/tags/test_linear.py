@@ -72,7 +72,7 @@ def test_stage_is_linear_on_a_20_mb_paragraph(name: str) -> None:
     small = paragraph(_REFERENCE)
     reference = min(_seconds(stage, small) for _ in range(3))
     text = paragraph(_LARGE)
-    large = min(_seconds(stage, text) for _ in range(2))  # the best of each, as for the reference
+    large = _seconds(stage, text)  # once: load only makes it slower, and the bound has room
     assert large < _LINEAR_BOUND * max(reference, 0.01), (name, reference, large)
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bib.cli import main
@@ -119,7 +119,8 @@ def bibtex(require: Callable[..., None]) -> Callable[[str], tuple[int, list[str]
 
 
 @pytest.mark.toolchain
-@given(entries=st.lists(titles, min_size=1, max_size=4))
+@settings(max_examples=250)  # each example runs bib and BibTeX; it carries up to 8 titles
+@given(entries=st.lists(titles, min_size=1, max_size=8))
 def test_bibtex_reads_exactly_the_entries_written_whatever_their_titles(
     bibtex: Callable[[str], tuple[int, list[str], str]], entries: list[str]
 ) -> None:
