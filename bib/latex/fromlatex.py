@@ -4,7 +4,7 @@ Unicode; formatting commands, links and math stay markup."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -240,8 +240,8 @@ def _from_latex(latex: str, *, fast: bool) -> str:
     hidden = _URL_ARGUMENT.sub(hide, latex.replace("\ufffe", "").replace("\uffff", ""))
     # `50% faster` would be a LaTeX comment; in a BibTeX value it is a forgotten `\%`
     hidden = _BARE_PERCENT.sub(r"\\%", hidden)
-    if fast and not urls:
-        common = _common_record_text(hidden)
+    if fast:
+        common = _common_record_text(hidden, urls)
         if common is not None:
             text = clean(common.plain)
             if _STOP.search(text) is None:
@@ -261,25 +261,46 @@ def _from_latex(latex: str, *, fast: bool) -> str:
     return _unambiguous(plain, convert(True))
 
 
+_MATH_ATOM = "[^$\\\\{}\ufffe\uffff]|\\\\[A-Za-z]+|\\\\[%&#_,;:!]"
+"""What inline math the fast path reads is made of, besides groups of it one deep: a
+character, a control word, a control symbol that sets a character or a space. Not a URL set
+aside (`_PLACEHOLDER`): math is kept as written, and its URL would stay set aside."""
 _MARKUP_SPAN = re.compile(
-    r"\$(?P<math>(?:[^$\\{}]|\\[A-Za-z]+)+)\$|\\cite[ \t\n]*\{(?P<keys>[^{}\\$]*)\}"
+    r"\$(?P<math>(?:" + _MATH_ATOM + r"|\{(?:" + _MATH_ATOM + r")*\})+)\$"
+    r"|\\cite[ \t\n]*\{(?P<keys>[^{}\\$]*)\}"
+    r"|\\(?P<style>" + "|".join(sorted(_STYLE_COMMANDS, key=len, reverse=True)) + r")"
+    r"\{(?P<argument>[^{}$]*)\}|\\url\{\ufffe(?P<url>\d+)\uffff\}"
 )
-"""What record text keeps as markup that the fast path reads: inline math with no `$`,
-brace or control symbol inside, which (with only argumentless control words,
-`_argumentless`) ends at the next `$` for pylatexenc too; a `\\cite{keys}` (the form
-without a star or optional arguments, which pylatexenc's parser reads alike)."""
+"""What record text keeps as markup that the fast path reads: inline math of `_MATH_ATOM`s,
+which (with every control word given its arguments as groups, `_argumentless`) ends at the
+next `$` for pylatexenc too; a `\\cite{keys}` (the form
+without a star or optional arguments, which pylatexenc's parser reads alike); a formatting
+command (`\\emph{x}`, `\\textbf{57\\%}`) whose argument holds no group or math, kept around
+the record text of its argument (the paper lists' abstracts bib writes are full of them); a
+`\\url{...}` whose address `_from_latex` set aside, kept with its address as written."""
 _DIGIT_NEXT = re.compile(r"[{}]*[0-9]")
 _CONTROL_WORD = re.compile(r"\\([A-Za-z]+)")
 
 
 def _argumentless(math: str) -> bool:
-    """Whether every control word in `math` takes no argument for pylatexenc's parser: one
-    that takes one (`\\hat$`) may take the closing `$` as it, and the math runs on."""
+    """Whether every control word in `math` takes its arguments, if any, as the groups that
+    follow it for pylatexenc's parser: one that takes one it is not given (`\\hat$`) may take
+    the closing `$` as it, and the math runs on."""
     context = _walker_context()
     for m in _CONTROL_WORD.finditer(math):
         spec = context.get_macro_spec(m.group(1))
-        if spec is not None and getattr(spec.args_parser, "argspec", "") != "":
+        wanted = "" if spec is None else getattr(spec.args_parser, "argspec", "")
+        if wanted and (wanted.strip("{") or not _given(math, m.end(), len(wanted))):
             return False
+    return True
+
+
+def _given(math: str, pos: int, count: int) -> bool:
+    """Whether `count` groups follow at `pos`, each closed before the next opens."""
+    for _ in range(count):
+        if not math.startswith("{", pos):
+            return False
+        pos = math.find("}", pos) + 1
     return True
 
 
@@ -291,9 +312,9 @@ class _CommonText:
     """The same with the literal text escaped (`escape=True`); math is never escaped."""
 
 
-def _common_record_text(latex: str) -> _CommonText | None:
-    """What `_RecordText` writes of `latex` (no URLs in it), when the fast decoder reads
-    every span between the markup of `_MARKUP_SPAN` (math kept as written, as
+def _common_record_text(latex: str, urls: Sequence[str] = ()) -> _CommonText | None:
+    """What `_RecordText` writes of `latex` (its URLs set aside as `urls`), when the fast
+    decoder reads every span between the markup of `_MARKUP_SPAN` (math kept as written, as
     `_RecordText.math_node_to_text` keeps it; a citation as `citation_text` writes it);
     None otherwise (pylatexenc then reads it). Speed trick: a long abstract with one
     `$\\pi$` took pylatexenc ~10 ms, a note with a `\\cite` ~1 ms. A value with a `\\$` is
@@ -313,25 +334,39 @@ def _common_record_text(latex: str) -> _CommonText | None:
         escaped.append(_RECORD_SPECIAL.sub(_record_escape, text))
         if m is None:
             break
-        markup = _markup(latex, m)
+        markup = _markup(latex, m, urls)
         if markup is None:
             return None
-        plain.append(markup)
-        escaped.append(markup)
+        plain.append(markup[0])
+        escaped.append(markup[1])
         pos = m.end()
     return _CommonText("".join(plain), "".join(escaped))
 
 
-def _markup(latex: str, m: re.Match[str]) -> str | None:
-    """The record text of one `_MARKUP_SPAN` match in `latex`, or None (pylatexenc's)."""
+def _markup(latex: str, m: re.Match[str], urls: Sequence[str]) -> tuple[str, str] | None:
+    """The record text of one `_MARKUP_SPAN` match in `latex`, plain and escaped, or None
+    (pylatexenc's); `urls`: the addresses set aside, by placeholder number."""
+    url = m.group("url")
+    if url is not None:
+        kept = "\\url{" + urls[int(url)] + "}"
+        return kept, kept
+    style = m.group("style")
+    if style is not None:
+        text = decode_common(m.group("argument"), unknown_macro)
+        if text is None:
+            return None
+        text = text.replace("\xa0", " ")
+        opened = "\\" + style + "{"
+        return opened + text + "}", opened + _RECORD_SPECIAL.sub(_record_escape, text) + "}"
     math = m.group("math")
     if math is None:
-        return citation_text(m.group("keys"))
+        cited = citation_text(m.group("keys"))
+        return cited, cited
     if "\\" in math and not _argumentless(math):
         return None
     if _DIGIT_NEXT.match(latex, m.end()):  # `$x$2` is not math in record text
-        return "\\(" + math + "\\)"
-    return m.group()
+        return "\\(" + math + "\\)", "\\(" + math + "\\)"
+    return m.group(), m.group()
 
 
 def _unambiguous(plain: str, escaped: str) -> str:

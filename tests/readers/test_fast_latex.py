@@ -68,6 +68,15 @@ MARKUP_PIECES = st.one_of(
             "$*$", "$x$2", "$x${}3", "\\'", "\\LaTeX", "$%$", "$\\u$", "$\\hat x$", "\\hat",
             "\\cite{K}", "\\cite{a, b}", "\\cite {K}", "\\cite{}", "\\cite{,}", "\\cite[p]{K}",
             "\\cite*{K}", "\\citep{K}", "\\cite", "\\cite{a_b}", "\\cite{\\'e}",
+            "\\emph{x}", "\\textbf{57.22\\%}", "\\emph{}", "\\emph {x}", "\\textbf{a*b}",
+            "\\emph{\\'e}", "\\texttt{a_b}", "\\mbox{x}", "\\underline{ x }", "\\emph{\n}",
+            "\\textsc{~}", "\\emph{$x$}", "\\textit{a\\\\b}", "\\textbf{\\TeX}", "\\emph{--}",
+            "\\textbf{\\emph{x}}", "\\emphx{y}", "\\textbf{``q''}", "\\emph{\\foo}",
+            "\\url{https://github.com/a/b}", "\\url{a%b#c~d_e}", "\\url{}", "\\url {x}",
+            "\\href{http://a.b}{t}", "\\emph{\\url{x}}", "\\url{x}y", "\\url{\\x}",
+            "$\\%$", "${\\sim}17.6\\%$", "$\\mathbf{20\\times}$", "$\\frac{a}$", "$\\frac{a}{b}$",
+            "$\\hat{x}$", "$\\sqrt[3]{x}$", "${a}$", "$\\mathbf {x}$", "$\\,$", "$a\\_b$",
+            "$\\hat{}$", "${}$", "$\\mathbf{\\hat}$", "${\\hat}$", "$\\;x\\!$", "$\\#\\&$",
         ]
     ),
 )  # fmt: skip
@@ -78,6 +87,9 @@ MARKUP_PIECES = st.one_of(
 @example("$x$2 and $y$ {\\em z}")
 @example("$\\u$\\TeX")
 @example("See \\cite{Lent:1988:PWE}, {\\'e} *x*.")
+@example("achieves \\textbf{57.22\\%} accuracy, from a \\emph{unified perspective} *x*")
+@example("\\emph{x *y* z}")
+@example("$\\url{http://a.b/c}$")
 def test_from_latex_of_text_with_math_and_citations_equals_its_pylatexenc_reference(value):
     assert from_latex(value) == from_latex_reference(value)
 
