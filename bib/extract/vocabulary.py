@@ -555,7 +555,8 @@ def compile_topics(vocabulary: Vocabulary) -> CompiledTopics:
 
 
 CACHED_VOCABULARIES = 8
-"""Compiled vocabularies kept in the cache (about 1 MB each): the ones used last."""
+"""Compiled vocabularies kept in the cache (about 1 MB each): the ones used last, of any code
+version (a file of an old version ages out as newer ones are written)."""
 
 
 def cache_dir() -> Path:
@@ -582,8 +583,8 @@ def cached_compile(vocabulary: Vocabulary) -> CompiledTopics:
     with these topics) compiled it; else compiled and written there for the next run.
 
     A cache file that cannot be read is compiled again and replaced; a cache that cannot be
-    written is done without. When a file is written, the files of other code versions and
-    all but the `CACHED_VOCABULARIES` used last are removed.
+    written is done without. When a file is written, all but the `CACHED_VOCABULARIES` used
+    last are removed, whatever code version wrote them.
     """
     code = _code_version()
     topics = hashlib.sha256(repr(vocabulary.topics).encode()).hexdigest()[:32]
@@ -599,19 +600,18 @@ def cached_compile(vocabulary: Vocabulary) -> CompiledTopics:
     compiled = compile_topics(vocabulary)
     with contextlib.suppress(OSError):  # a file gone meanwhile (another run pruned) included
         write_atomic(path, pickle.dumps(compiled, pickle.HIGHEST_PROTOCOL))
-        _prune(path.parent, code)
+        _prune(path.parent)
     return compiled
 
 
-def _prune(directory: Path, code: str) -> None:
-    kept = []
-    for path in directory.glob("*.pickle"):
-        if path.name.startswith(code):
-            kept.append((path.stat().st_mtime_ns, path))
-        else:
-            path.unlink(missing_ok=True)
-    kept.sort(reverse=True)
-    for _, path in kept[CACHED_VOCABULARIES:]:
+def _prune(directory: Path) -> None:
+    """Keep the `CACHED_VOCABULARIES` files used last, of any code version: two installs of
+    bib that share the cache (a pipx one and a project's venv) then each keep theirs, where
+    removing every other version's file made each recompile after the other ran."""
+    used = sorted(
+        ((path.stat().st_mtime_ns, path) for path in directory.glob("*.pickle")), reverse=True
+    )
+    for _, path in used[CACHED_VOCABULARIES:]:
         path.unlink(missing_ok=True)
 
 

@@ -94,10 +94,24 @@ def test_changed_topics_are_compiled_and_cached_apart(cache: Path, vocab_file) -
     assert len(list(cache.glob("*.pickle"))) == 2
 
 
-def test_files_of_another_code_version_are_removed_when_one_is_written(cache: Path) -> None:
+def test_a_file_of_another_code_version_is_kept_when_one_is_written(cache: Path) -> None:
+    # another install of bib sharing the cache: removing its file made each install
+    # recompile after the other had run
+    cache.mkdir(parents=True)
+    other = cache / "0000000000000000-0123456789abcdef0123456789abcdef.pickle"
+    other.write_bytes(b"another install's")
+    fresh().compiled  # noqa: B018
+    assert other.exists() and len(list(cache.glob("*.pickle"))) == 2
+
+
+def test_a_file_of_another_code_version_ages_out_as_newer_ones_are_written(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(vocab, "CACHED_VOCABULARIES", 1)
     cache.mkdir(parents=True)
     stale = cache / "0000000000000000-0123456789abcdef0123456789abcdef.pickle"
     stale.write_bytes(b"old")
+    os.utime(stale, ns=(1, 1))  # used long ago
     fresh().compiled  # noqa: B018
     assert not stale.exists() and len(list(cache.glob("*.pickle"))) == 1
 
