@@ -230,3 +230,43 @@ to two characters."""
 def test_defined_terms_are_what_the_case_blind_regex_finds(text):
     expected = [text[m.start(1) : m.end(1)] for m in keyphrases._DEFINED.finditer(text)]
     assert keyphrases.defined_terms(text) == expected
+
+
+CUE_TEXT = pieces(
+    "we", "We", "call", "CALL", "calls", "called", "recalled", "term", "terms", "Termed",
+    "long-term", "dub", "dubbed", "name", "named", "is", "\u0131s", "i\u017f", "are", "so",
+    "referred", "to", "as", "a\u017f", "known", "\u212anown", "unknown", "this", " ", "  ",
+    "\n", "\t", "\u2003", "\x0b", "\x1c", "\u0130", "-", "\"", "x", "Sparse", "Gate", "?",
+)  # fmt: skip
+"""Texts around `_DEFINED`'s cues: its verbs with and without the word they follow, their
+look-alikes (`calls`, `long-term`, `unknown`), every space `\\s` knows, and the characters
+IGNORECASE folds to ASCII (`\u0131`, `\u017f`, the Kelvin sign)."""
+
+
+def _lowered(text: str) -> str:
+    return text.encode("ascii", "replace").translate(keyphrases._LOWER_BYTES).decode()
+
+
+@given(CUE_TEXT)
+@example("We call this Sparse Gate")
+@example("we\u2003call Sparse Gate terms")
+@example("x \u0131s called Sparse Gate")
+@example("We term it Sparse Gate")
+@example("x i\u017f called Sparse Gate")
+@example("an approach called Sparse Gate is known a\u017f x")
+@example("x is" + " " * 20 + "called Sparse Gate")
+def test_a_cue_check_passes_every_abstract_whose_defined_terms_are_searched(text):
+    lowered = _lowered(text)
+    named = any(map(lowered.__contains__, keyphrases._DEFINING_WORDS))
+    searched = keyphrases.defined_terms(text) if named else []
+    assert (keyphrases.defined_terms(text) if keyphrases.may_define(lowered) else []) == searched
+
+
+@given(st.text(alphabet=st.sampled_from("aZ-s \n\t\r\x0b\u00a0\u00e9\u0130yie?")))
+@example("Reward-Models")
+@example("Direct\u00a0Policies")
+def test_fold_lowers_ascii_text_as_the_character_map_does(text):
+    words = text.translate(keyphrases._LOWER).split()
+    if words:
+        words[-1] = keyphrases.singular(words[-1])
+    assert keyphrases.fold(text) == " ".join(words)
