@@ -38,7 +38,9 @@ def records() -> list[Record]:
     out = [Record(id=f"seed-{i}", abstract=text) for i, text in enumerate(seed_abstracts())]
     for name in ("heldout-abstracts.json", "unseen-abstracts.json"):
         found = json.loads((ROOT / "tests" / "tags" / name).read_text(encoding="utf-8"))
-        out += [Record(id=f"{name}-{a['name']}", abstract=a["abstract"]) for a in found["abstracts"]]
+        out += [
+            Record(id=f"{name}-{a['name']}", abstract=a["abstract"]) for a in found["abstracts"]
+        ]
     papers = json.loads((ROOT / "tests/data/author-keywords.json").read_text(encoding="utf-8"))
     out += [
         Record(id=f"keywords-{p['id']}", title=p.get("title", ""), abstract=p["abstract"])
@@ -48,7 +50,9 @@ def records() -> list[Record]:
         path = Path(folder) / "papers.txt"
         paper_list(10_000, path)
         paragraphs = path.read_text(encoding="utf-8").split("\n\n")[1:]
-    out += [Record(id=f"list-{i}", abstract=p.strip()) for i, p in enumerate(paragraphs) if p.strip()]
+    out += [
+        Record(id=f"list-{i}", abstract=p.strip()) for i, p in enumerate(paragraphs) if p.strip()
+    ]
     return out
 
 
