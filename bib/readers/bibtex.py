@@ -178,6 +178,11 @@ def _year(entry: dict[str, str]) -> int | None:
     return None
 
 
+def _bare_year(name: str, value: str) -> bool:
+    """A `date` that is only a year, which Record.year holds already."""
+    return name == "date" and re.fullmatch(r"\s*-?\d{1,4}\s*", value) is not None
+
+
 def _field_value(name: str, value: str, decoding: Decoding, *, expanded: bool = False) -> str:
     """A further field in Unicode; name lists in the canonical form of `names.format_names`
     (their braces and `and`s are structure, which plain decoding would lose); `expanded`:
@@ -189,45 +194,6 @@ def _field_value(name: str, value: str, decoding: Decoding, *, expanded: bool = 
     if name == "month":
         return dates.month_name(decoding.text(value))
     return decoding.text(value, expanded=expanded)
-
-
-_BARE_YEAR = re.compile(r"\s*-?\d{1,4}\s*")
-
-
-def _extra(
-    entry: dict[str, str],
-    decoding: Decoding,
-    expanded: frozenset[str],
-    *,
-    year_kept: bool,
-    addendum: str,
-    preprint: bool,
-    implied_kind: str,
-) -> tuple[tuple[str, str], ...]:
-    """`Record.fields` in one pass over the entry: the fields no attribute holds, decoded,
-    in name order, then the `addendum` (already read as record text, so never decoded
-    here); a `date` span or the `type` the entry type implies joins them sorted.
-    `year_kept`: the year is no number, so its field is kept as written; `preprint`: the
-    type says it, so an `entrysubtype = preprint` is not kept twice."""
-    fields = []
-    for name, value in sorted(entry.items()):
-        if (name in _CONSUMED and not (name == "year" and year_kept)) or name == "addendum":
-            continue
-        if not value.strip() or (name == "date" and _BARE_YEAR.fullmatch(value)):
-            continue
-        decoded = _field_value(name, value, decoding, expanded=name in expanded)
-        if not (preprint and name == types.SUBTYPE_FIELD and decoded == "preprint"):
-            fields.append((name, decoded))
-    if addendum:
-        fields.append(("addendum", addendum))
-    added = False
-    if "date" not in entry and (span := dates.year_range(entry.get("year", ""))):
-        fields.append(("date", span))
-        added = True
-    if implied_kind and "type" not in entry:
-        fields.append(("type", implied_kind))
-        added = True
-    return tuple(sorted(fields) if added else fields)
 
 
 def _record(
@@ -261,15 +227,22 @@ def _record(
     if origin := provenance_of(addendum):  # bib writes a resolved record's provenance there
         addendum = without_provenance(addendum)
         note = f"{note} {origin}".strip()
-    extra = _extra(
-        entry,
-        decoding,
-        expanded,
-        year_kept=year is None,
-        addendum=addendum,
-        preprint=entry_type is EntryType.PREPRINT,
-        implied_kind=implied_kind,
+    extra = tuple(
+        (name, _field_value(name, value, decoding, expanded=name in expanded))
+        for name, value in sorted(entry.items())
+        if (name not in _CONSUMED or (name == "year" and year is None))
+        and value.strip()
+        and not _bare_year(name, value)
     )
+    extra = tuple((n, v) for n, v in extra if n != "addendum") + (
+        (("addendum", addendum),) if addendum else ()
+    )
+    if entry_type is EntryType.PREPRINT:  # the type says it: the marker is not kept twice
+        extra = tuple((n, v) for n, v in extra if (n, v) != (types.SUBTYPE_FIELD, "preprint"))
+    if "date" not in entry and (span := dates.year_range(get("year", ""))):
+        extra = tuple(sorted((*extra, ("date", span))))
+    if implied_kind and "type" not in entry:
+        extra = tuple(sorted((*extra, ("type", implied_kind))))
     record = Record(
         id=record_id(
             doi=doi,

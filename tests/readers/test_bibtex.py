@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bib import dates, types
 from bib.errors import BibError
 from bib.latex import source, to_text
-from bib.readers import bibtex
 from bib.record import Author, EntryType, Record, TagKind
 
 ENTRY = r"""@inproceedings{muller2024deep,
@@ -189,79 +185,3 @@ _FURTHER = st.lists(
 def test_what_a_record_holds_for_a_field_is_the_same_looked_up_or_scanned(fields, name):
     record = Record(id="r", title="T", fields=tuple(fields))
     assert source.held(record, name, source.further_fields(record)) == source.held(record, name)
-
-
-def _extra_in_passes(entry, decoding, expanded, *, year_kept, addendum, preprint, implied_kind):
-    """Record.fields as the reader built it before `_extra`: decode, then filter and re-sort."""
-    extra = tuple(
-        (name, bibtex._field_value(name, value, decoding, expanded=name in expanded))
-        for name, value in sorted(entry.items())
-        if (name not in bibtex._CONSUMED or (name == "year" and year_kept))
-        and value.strip()
-        and not (name == "date" and re.fullmatch(r"\s*-?\d{1,4}\s*", value))
-    )
-    extra = tuple((n, v) for n, v in extra if n != "addendum") + (
-        (("addendum", addendum),) if addendum else ()
-    )
-    if preprint:
-        extra = tuple((n, v) for n, v in extra if (n, v) != (types.SUBTYPE_FIELD, "preprint"))
-    if "date" not in entry and (span := dates.year_range(entry.get("year", ""))):
-        extra = tuple(sorted((*extra, ("date", span))))
-    if implied_kind and "type" not in entry:
-        extra = tuple(sorted((*extra, ("type", implied_kind))))
-    return extra
-
-
-_ENTRY_FIELDS = st.dictionaries(
-    st.sampled_from(
-        [
-            "year",
-            "date",
-            "type",
-            "addendum",
-            "entrysubtype",
-            "pages",
-            "month",
-            "editor",
-            "title",
-            "file",
-            "aaa",
-            "zzz",
-        ]
-    ),
-    st.sampled_from(
-        [
-            "",
-            " ",
-            "2024",
-            "1999--2001",
-            " 12 ",
-            "-50",
-            "preprint",
-            "jul",
-            "a and B, C",
-            r"Caf\'e",
-            "{x}",
-            "2020-05",
-        ]
-    ),
-    max_size=8,
-)
-
-
-@given(
-    _ENTRY_FIELDS,
-    st.frozensets(st.sampled_from(["pages", "title", "zzz"])),
-    st.booleans(),
-    st.sampled_from(["", "Read {twice}"]),
-    st.booleans(),
-    st.sampled_from(["", "phdthesis"]),
-)
-def test_further_fields_built_in_one_pass_are_those_built_in_passes(
-    entry, expanded, year_kept, addendum, preprint, implied_kind
-):
-    options = dict(
-        year_kept=year_kept, addendum=addendum, preprint=preprint, implied_kind=implied_kind
-    )
-    one_pass = bibtex._extra(entry, bibtex.Decoding(), expanded, **options)
-    assert one_pass == _extra_in_passes(entry, bibtex.Decoding(), expanded, **options)
