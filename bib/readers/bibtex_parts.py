@@ -256,7 +256,7 @@ def read(
         yield from bibtex.read(data, path, report=report, strict=strict)
         return
     text = decode(data, path)
-    parts = cuts(text)
+    parts = cuts(text, PART)
     done = None
     try:
         presumed = _presumed(text, path, parts)
