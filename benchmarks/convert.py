@@ -14,6 +14,7 @@ a sample: they are far slower) and prints the ratios.
     python benchmarks/convert.py --texlive 20000 # the same on TeX Live's .bib files, 20,000 entries
     python benchmarks/convert.py --texlive 20000 --reference ../main   # and main's bib convert
     python benchmarks/convert.py --jobs 1 2 --sizes 20000 100000   # the --jobs sweep
+    python benchmarks/convert.py --jobs 1 2 --sizes 20000 --jobs-texlive   # on TeX Live's .bib
     python benchmarks/convert.py --bib-memory 10000 50000 100000   # peak RSS by .bib size
 
 Every single-process figure is taken with `--jobs 1` (the default uses every core, and the
@@ -168,16 +169,18 @@ def jobs_child(jobs: int, path: Path) -> dict[str, object]:
     }
 
 
-def jobs_sweep(sizes: list[int], jobs: list[int], repeat: int) -> None:
+def jobs_sweep(sizes: list[int], jobs: list[int], repeat: int, texlive: bool = False) -> None:
     """`--jobs` against `--jobs 1` in the same run, each the fastest wall time of `repeat`.
 
     `Amdahl` is the speed-up on `cores` processors that the CPU times allow (docs/convert.md):
     a run takes at least the main process's CPU time while no worker runs (`alone`: start-up,
     keys, writing, and whatever reading comes before the workers) plus all other CPU time,
     the workers' and the main process's beside them, shared by the cores. `--jobs 1`'s CPU
-    time over that. On a loaded machine the wall speed-up measures the load as much as `bib`."""
+    time over that. On a loaded machine the wall speed-up measures the load as much as `bib`.
+    `texlive`: the input is N entries of TeX Live's `.bib` files (`texlive_bib`), not a list."""
     cores = len(os.sched_getaffinity(0))
-    print(f"--jobs sweep: `bib convert LIST -o x.bib --jobs N`, {cores} usable cores, "
+    what = "TEXLIVE.bib" if texlive else "LIST"
+    print(f"--jobs sweep: `bib convert {what} -o x.bib --jobs N`, {cores} usable cores, "
           f"load average {os.getloadavg()[0]:.1f}")  # fmt: skip
     print(f"{'N':>8} {'jobs':>4} {'wall s':>7} {'main CPU':>9} {'alone':>6} {'workers':>8} "
           f"{'main MiB':>9} {'worker MiB':>11} {'speed-up':>8} {'Amdahl':>7} "
@@ -185,8 +188,11 @@ def jobs_sweep(sizes: list[int], jobs: list[int], repeat: int) -> None:
     phases: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         for n in sizes:
-            path = Path(tmp) / f"jobs{n}.txt"
-            paper_list(n, path)
+            path = Path(tmp) / (f"jobs{n}.bib" if texlive else f"jobs{n}.txt")
+            if texlive:
+                texlive_bib(n, path, for_pandoc=False)
+            else:
+                paper_list(n, path)
             single: dict[str, Any] = {}
             for count in jobs:
                 runs = [run_child("jobs", str(path), str(count)) for _ in range(repeat)]
@@ -483,6 +489,9 @@ def main() -> None:
         "--jobs", type=int, nargs="+", metavar="N", help="the --jobs sweep (default sizes 20k 100k)"
     )
     parser.add_argument(
+        "--jobs-texlive", action="store_true", help="the --jobs sweep on TeX Live's .bib files"
+    )
+    parser.add_argument(
         "--bib-memory", type=int, nargs="+", metavar="N", help="peak RSS by .bib entries"
     )
     parser.add_argument(
@@ -504,7 +513,7 @@ def main() -> None:
         bib_memory(args.bib_memory)
         return
     if args.jobs:
-        jobs_sweep(args.sizes or [20_000, 100_000], args.jobs, args.repeat)
+        jobs_sweep(args.sizes or [20_000, 100_000], args.jobs, args.repeat, args.jobs_texlive)
         return
     if args.bib:
         bib_input(args.bib.resolve(), args.repeat, args.reference)

@@ -597,6 +597,7 @@ def _read_into(
             year=options.year,
             report=warn,
             venue_title=options.venue_title,
+            jobs=options.jobs,
         )
         for record in records:
             stats.read += 1

@@ -13,7 +13,7 @@ from typing import BinaryIO, NamedTuple
 
 from bib import crossref
 from bib.errors import BibError
-from bib.readers import bibtex, csljson, paperlist
+from bib.readers import bibtex_parts, csljson, paperlist
 from bib.record import Record
 
 FORMATS = ("paperlist", "bibtex", "csl-json")
@@ -74,8 +74,10 @@ def read_input(
     year: int | None = None,
     report: Callable[[str], None] | None = None,
     venue_title: str | None = None,
+    jobs: int = 1,
 ) -> Iterator[Record]:
-    """Records from one input `open_input` opened (see `read`)."""
+    """Records from one input `open_input` opened (see `read`); a long `.bib` is read in
+    `jobs` worker processes (`bibtex_parts`)."""
     if opened.fmt == "paperlist":
         return paperlist.read(
             opened.source,
@@ -88,7 +90,7 @@ def read_input(
     source, name = opened.source, opened.name
     assert isinstance(source, bytes)
     if opened.fmt == "bibtex":
-        records = bibtex.read(source, name, report=report)
+        records = bibtex_parts.read(source, name, report=report, jobs=jobs)
         return crossref.resolve(records, report) if crossref.mentions(source) else records
     return csljson.read(source, name, report=report)
 

@@ -121,6 +121,9 @@ class Document:
     preambles: list[Chunk] = field(default_factory=list)
     comments: list[Chunk] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    resume: int = 0
+    """Where a parse of the text that follows starts: the end of the last command read, if
+    it ran past the parse's `end`, else that `end` (`bib.readers.bibtex_parts`)."""
 
 
 class _Skip(Exception):
@@ -140,13 +143,22 @@ class _Macro:
     depth: int
 
 
+Macros = dict[str, _Macro]
+"""The `@string`s defined so far (lower-cased names), as a parse carries them."""
+
+
+def predefined() -> Macros:
+    """The macros a file starts with (`MONTHS`)."""
+    return {k: _Macro(v, 0) for k, v in MONTHS.items()}
+
+
 class _Lines:
     """Line numbers of positions asked for in increasing order: linear over one pass."""
 
-    def __init__(self, text: str):
+    def __init__(self, text: str, pos: int = 0, line: int = 1):
         self.text = text
-        self.pos = 0
-        self.line = 1
+        self.pos = pos
+        self.line = line
 
     def at(self, pos: int) -> int:
         if pos >= self.pos:
@@ -166,24 +178,51 @@ def _structure(text: str, start: int, end: int, value: str) -> str:
     return text[start:end]
 
 
-def parse(text: str, path: str, report: Callable[[Problem], None] | None = None) -> Document:
+def parse(
+    text: str,
+    path: str,
+    report: Callable[[Problem], None] | None = None,
+    *,
+    start: int = 0,
+    end: int | None = None,
+    line: int = 1,
+    macros: Macros | None = None,
+    seen: dict[str, int] | None = None,
+) -> Document:
     """Every `@` command of `text`; problems collected in the document (and sent to
-    `report` as they happen). Raises BibError only past the expansion bounds."""
-    parser = _Parser(text, path, report)
+    `report` as they happen). Raises BibError only past the expansion bounds.
+
+    A part of the text: the commands whose `@` is in `text[start:end]` (the last one read to
+    its end, past `end` if it goes on), `line` the line of `start`, `macros` the `@string`s
+    defined before it (updated in place) and `seen` the keys (casefolded) with their lines;
+    the whole text is kept, so an entry cut short says what it says in the whole file."""
+    parser = _Parser(text, path, report, start, end, line, macros, seen)
     found = list(parser.run())
     parser.doc.entries = found
     return parser.doc
 
 
 class _Parser:
-    def __init__(self, text: str, path: str, report: Callable[[Problem], None] | None):
+    def __init__(
+        self,
+        text: str,
+        path: str,
+        report: Callable[[Problem], None] | None,
+        start: int = 0,
+        end: int | None = None,
+        line: int = 1,
+        macros: Macros | None = None,
+        seen: dict[str, int] | None = None,
+    ):
         self.text = text
         self.path = path
         self.report = report
-        self.lines = _Lines(text)
-        self.macros: dict[str, _Macro] = {k: _Macro(v, 0) for k, v in MONTHS.items()}
+        self.start = start
+        self.end = len(text) if end is None else end
+        self.lines = _Lines(text, start, line)
+        self.macros = predefined() if macros is None else macros
         self.doc = Document()
-        self.seen: dict[str, int] = {}
+        self.seen = {} if seen is None else seen
 
     def problem(self, message: str, line: int) -> None:
         found = Problem(message, line)
@@ -194,8 +233,8 @@ class _Parser:
     def run(self) -> Iterator[Entry]:
         """Every entry in turn (`@string`, `@preamble`, `@comment` and problems go to the
         document)."""
-        text, pos, done = self.text, 0, self.doc.entries
-        while (at := text.find("@", pos)) >= 0:
+        text, pos, done, end = self.text, self.start, self.doc.entries, self.end
+        while (at := text.find("@", pos, end)) >= 0:
             match = _AT.match(text, at)
             if match is None or not match.group(2):
                 pos = at + 1  # a stray `@` (an e-mail address in a comment): ignored
@@ -215,6 +254,7 @@ class _Parser:
             if done:  # the entry `command` just read
                 yield from done
                 done.clear()
+        self.doc.resume = max(pos, end)
 
     def key_hint(self, pos: int) -> str:
         match = _KEY.match(self.text, self.space(pos))

@@ -1,0 +1,344 @@
+"""A long `.bib` read in parts, in worker processes, with what `bibtex.read` gives.
+
+The text is cut at line starts of `@name{` or `@name(` (`cuts`), and each part is parsed as a
+slice of the whole text (`bibtex_syntax.parse` with `start`, `end` and its first line) and its
+records built in a worker (`bib.parallel.ordered_map`). Nothing a part is given is trusted:
+
+- the `@string`s it starts with come from a first pass over every `@string`/`@preamble`
+  command the text seems to hold (`_presumed`, a regex then the tokenizer on each); a part
+  reports the ones it really read, and any difference (one written inside a comment or a
+  value, say) sends the whole file back to `bibtex.read`;
+- a part reports where its last command really ended (`Document.resume`); when that is past
+  the next cut (a cut inside a value, an `@comment(...)`), the next part is parsed again,
+  here, from the right place;
+- a part knows only its own keys: one already seen in an earlier part means its
+  repeated-key warnings are wrong, and it is parsed again here with every key seen so far.
+
+Warnings are told here, in file order, before the first record, as the whole-file parse
+tells them; under `strict` the first is the error. The preambles go with the file's first
+record (each part sends its first record both ways)."""
+
+from __future__ import annotations
+
+import marshal
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from bib import parallel
+from bib.errors import BibError
+from bib.readers import bibtex, bibtex_syntax
+from bib.readers.bibtex import _entry_record, _latex, _usable_strings
+from bib.readers.paperlist import decode
+from bib.record import Record, evolve
+from bib.spool import record_bytes, record_of
+
+AFTER = 1 << 20
+"""Characters of `.bib` text from which reading in parts pays (benchmarks/convert.py
+--bib-jobs): below it, forking the workers costs more than they save."""
+
+PART = 1 << 18
+"""Characters of a part (about 500 TeX Live entries): enough to keep a worker busy for a
+while, few enough that `ordered_map`'s window keeps memory bounded."""
+
+_CUT = re.compile(r"^[ \t]*@[ \t]*[A-Za-z_][\w:.+-]*[ \t]*[{(]", re.MULTILINE)
+_ENTRY_KEY = re.compile(
+    r"^[ \t]*(@)[ \t]*([A-Za-z_][\w:.+-]*)[ \t]*(?:\{[ \t\n]*([^\s,}]*)|\([ \t\n]*([^\s,)]*))",
+    re.MULTILINE,
+)
+"""Where an entry seems to start, and its key (`bibtex_syntax._Parser.entry`)."""
+_NOT_ENTRIES = frozenset({"string", "preamble", "comment"})
+_COMMAND = re.compile(r"@[ \t\n]*(?:string|preamble)[ \t\n]*[{(]", re.IGNORECASE)
+"""Where an `@string` or `@preamble` may start (`bibtex_syntax._AT` with one of them)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    start: int
+    end: int
+    line: int
+    """The line of `start`."""
+
+
+def cuts(text: str, size: int = PART) -> list[Part]:
+    """`text` as parts of about `size` characters, each but the first starting at a line
+    that starts with `@name{` or `@name(`."""
+    parts, start, line = [], 0, 1
+    while start < len(text):
+        found = _CUT.search(text, start + size) if start + size < len(text) else None
+        end = found.start() if found is not None else len(text)
+        parts.append(Part(start, end, line))
+        line += text.count("\n", start, end)
+        start = end
+    return parts
+
+
+@dataclass(slots=True)
+class _Presumed:
+    """What the first pass found: the `@string`s and `@preamble`s, each with its place."""
+
+    strings: list[tuple[int, bibtex_syntax.StringDef]]
+    preambles: list[tuple[int, bibtex_syntax.Chunk]]
+    macros: list[bibtex_syntax.Macros]
+    """The `@string`s defined before each part's start."""
+    keys: dict[str, tuple[int, int]]
+    """Each entry key (casefolded): where it first seems to be, and its line."""
+
+
+def _presumed(text: str, path: str, parts: list[Part]) -> _Presumed:
+    """Every command `_COMMAND` finds, read by the tokenizer in turn (macros carried on), as
+    if each were one: the parts check it."""
+    macros = bibtex_syntax.predefined()
+    found = _Presumed([], [], [], _keys(text))
+    places = iter(parts)
+    part = next(places, None)
+    pos, line = 0, 1
+    for match in _COMMAND.finditer(text):
+        while part is not None and part.start <= match.start():
+            found.macros.append(dict(macros))
+            part = next(places, None)
+        line += text.count("\n", pos, match.start())
+        pos = match.start()
+        doc = bibtex_syntax.parse(text, path, start=pos, end=pos + 1, line=line, macros=macros)
+        found.strings.extend((pos, s) for s in doc.strings)
+        found.preambles.extend((pos, p) for p in doc.preambles)
+    while part is not None:
+        found.macros.append(dict(macros))
+        part = next(places, None)
+    return found
+
+
+def _keys(text: str) -> dict[str, tuple[int, int]]:
+    """Where each key first seems to be an entry's, and its line (`_ENTRY_KEY`)."""
+    keys: dict[str, tuple[int, int]] = {}
+    pos, line = 0, 1
+    for match in _ENTRY_KEY.finditer(text):
+        key = match.group(3) if match.group(3) is not None else match.group(4)
+        if not key or match.group(2).lower() in _NOT_ENTRIES:
+            continue
+        line += text.count("\n", pos, match.start(1))
+        pos = match.start(1)
+        keys.setdefault(key.casefold(), (pos, line))
+    return keys
+
+
+class _Seen(dict[str, int]):
+    """The keys a part has seen (`bibtex_syntax._Parser.seen`): its own, and those the first
+    pass found before the part's `start`; the keys asked about are kept (`asked`), so that
+    the answers can be checked against the parts read before."""
+
+    def __init__(self, keys: dict[str, tuple[int, int]], start: int) -> None:
+        super().__init__()
+        self.first = keys
+        self.start = start
+        self.asked: dict[str, int] = {}
+        """Each key asked about, and the line the first pass gave it (-1: not seen)."""
+
+    def _before(self, key: str) -> int:
+        found = self.first.get(key)
+        return found[1] if found is not None and found[0] < self.start else -1
+
+    def __contains__(self, key: object) -> bool:
+        assert isinstance(key, str)
+        if dict.__contains__(self, key):
+            return True
+        line = self.asked.setdefault(key, self._before(key))
+        return line >= 0
+
+    def __getitem__(self, key: str) -> int:
+        if dict.__contains__(self, key):
+            return dict.__getitem__(self, key)
+        return self._before(key)
+
+
+@dataclass(slots=True)
+class _Read:
+    """One part as read: where it started and where the next one must."""
+
+    start: int
+    resume: int
+    problems: list[tuple[str, int]]
+    strings: list[bibtex_syntax.StringDef]
+    preambles: list[bibtex_syntax.Chunk]
+    keys: list[tuple[str, int]]
+    """Each record's key (casefolded) and line, as `bibtex_syntax` keeps them in `seen`."""
+    asked: list[tuple[str, int]]
+    """The keys of earlier parts this part asked about, with the first pass's answers."""
+    records: list[bytes]
+    first: bytes
+    """The first record with the file's preambles (empty when there is no record)."""
+
+    def plain(self) -> tuple[Any, ...]:
+        """What `marshal` sends from a worker (`of_plain` reads it back)."""
+        strings = [(s.name, s.value, s.raw, s.line) for s in self.strings]
+        preambles = [(p.text, p.line) for p in self.preambles]
+        return (self.start, self.resume, self.problems, strings, preambles, self.keys,
+                self.asked, self.records, self.first)  # fmt: skip
+
+    @classmethod
+    def of_plain(cls, plain: tuple[Any, ...]) -> _Read:
+        start, resume, problems, strings, preambles, keys, asked, records, first = plain
+        return cls(
+            start,
+            resume,
+            problems,
+            [bibtex_syntax.StringDef(*s) for s in strings],
+            [bibtex_syntax.Chunk(*p) for p in preambles],
+            keys,
+            asked,
+            records,
+            first,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _File:
+    """What every part is read with: the file and what the first pass found in it."""
+
+    text: str
+    path: str
+    parts: list[Part]
+    presumed: _Presumed
+    strings: bibtex._Usable
+    preambles: tuple[str, ...]
+    decoding: bibtex.Decoding
+    """The run's: each worker has its own copy (forked), as a single process has one."""
+
+    def read(self, index: int, start: int, seen: dict[str, int] | None = None) -> _Read:
+        """Part `index` from `start` (its own, or where the part before really ended), with
+        the keys `seen` before it (None: those the first pass found, checked later)."""
+        looked = _Seen(self.presumed.keys, start) if seen is None else None
+        part = self.parts[index]
+        line = part.line + self.text.count("\n", part.start, start)
+        doc = bibtex_syntax.parse(
+            self.text,
+            self.path,
+            start=start,
+            end=part.end,
+            line=line,
+            macros=dict(self.presumed.macros[index]),
+            seen=looked if looked is not None else seen,
+        )
+        records: list[bytes] = []
+        first = b""
+        for entry in doc.entries:
+            record = _entry_record(entry, self.path, self.decoding)
+            if not records:
+                latex = _latex(entry, record, self.strings, self.preambles)
+                first = record_bytes(evolve(record, latex=latex))
+            latex = _latex(entry, record, self.strings, ())
+            records.append(record_bytes(evolve(record, latex=latex)))
+        return _Read(
+            start,
+            doc.resume,
+            [(p.message, p.line) for p in doc.problems],
+            doc.strings,
+            doc.preambles,
+            [(e.key.casefold(), e.line) for e in doc.entries],
+            list(looked.asked.items()) if looked is not None else [],
+            records,
+            first,
+        )
+
+
+def read(
+    data: bytes,
+    path: str,
+    *,
+    report: Callable[[str], None] | None = None,
+    strict: bool = False,
+    jobs: int = 1,
+) -> Iterator[Record]:
+    """`bibtex.read`, its parts parsed and built in `jobs` worker processes when the file is
+    `AFTER` characters or more (and workers can be forked)."""
+    if jobs < 2 or len(data) < AFTER or not parallel.can_fork():
+        yield from bibtex.read(data, path, report=report, strict=strict)
+        return
+    text = decode(data, path)
+    parts = cuts(text, PART)
+    done = None
+    try:
+        presumed = _presumed(text, path, parts)
+    except BibError:  # past a bound: the whole-file parse says where
+        pass
+    else:
+        strings = _usable_strings([s for _, s in presumed.strings])
+        preambles = tuple(chunk.text for _, chunk in presumed.preambles)
+        file = _File(text, path, parts, presumed, strings, preambles, bibtex.Decoding())
+        done = _in_parts(file, jobs)
+    if done is None:  # the whole-file parse, as in one process
+        yield from bibtex.read(data, path, report=report, strict=strict)
+        return
+    yield from _told(done, path, report, strict)
+
+
+def _in_parts(file: _File, jobs: int) -> list[_Read] | None:
+    """Every part read (in workers), checked, and read again here where a check fails; None
+    when the first pass was wrong about the `@string`s or `@preamble`s."""
+
+    def work(index: int) -> bytes:
+        part = file.parts[index]
+        try:
+            return marshal.dumps(file.read(index, part.start).plain())
+        except BibError:
+            return b""  # read again here, where it is raised in order
+
+    done: list[_Read] = []
+    seen: dict[str, int] = {}
+    at = 0
+    for index, blob in enumerate(parallel.ordered_map(work, range(len(file.parts)), jobs)):
+        part = file.parts[index]
+        if at >= part.end:
+            continue  # the part before ran past this whole part
+        found = _Read.of_plain(marshal.loads(blob)) if blob else None
+        if (
+            found is None
+            or found.start != at
+            or any(seen.get(key, -1) != line for key, line in found.asked)
+        ):
+            if any(part.start <= pos < at for pos, _ in file.presumed.strings):
+                return None  # the macros this part starts with are not known here
+            try:
+                found = file.read(index, at, dict(seen))
+            except BibError:
+                return None
+        if not _as_presumed(found, file.presumed):
+            return None
+        seen.update(found.keys)
+        done.append(found)
+        at = found.resume
+    return done
+
+
+def _as_presumed(found: _Read, presumed: _Presumed) -> bool:
+    """Whether a part read the `@string`s and `@preamble`s the first pass found in it."""
+    start, stop = found.start, found.resume
+    strings = [s for pos, s in presumed.strings if start <= pos < stop]
+    preambles = [p for pos, p in presumed.preambles if start <= pos < stop]
+    return strings == found.strings and preambles == found.preambles
+
+
+def _told(
+    done: list[_Read], path: str, report: Callable[[str], None] | None, strict: bool
+) -> Iterator[Record]:
+    """The warnings, in order, then the records, the first with the file's preambles."""
+    problems = False
+    for found in done:
+        for message, line in found.problems:
+            problems = True
+            if strict:
+                raise BibError(message, path, line)
+            if report is not None:
+                report(f"warning: {path}:{line}: {message}")
+    if not any(found.records for found in done):
+        raise BibError(
+            "no BibTeX entries found"
+            + ("" if problems else " (is it a .bib file? entries start with @type{key,)"),
+            path,
+        )
+    first = True
+    for found in done:
+        for data in found.records:
+            yield record_of(found.first if first else data)
+            first = False
