@@ -141,7 +141,15 @@ class KeepingText(LatexNodes2Text):
             if not args:
                 return str(node.macroname)
             return "".join(self._groupnodecontents_to_text(a) for a in args)  # `\\mbox{x}`
-        return str(super().macro_node_to_text(node))
+        try:
+            return str(super().macro_node_to_text(node))
+        except (AttributeError, IndexError):
+            if node.nodeargd is not None:
+                raise
+            # read without its arguments (an accent's argument: `\\'\\href{a}{t}`), a macro
+            # whose replacement indexes them (`\\href`'s) prints nothing, as one unknown would
+            # print only its name
+            return ""
 
 
 def _citation(node: Any) -> str:

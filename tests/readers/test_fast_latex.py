@@ -90,8 +90,17 @@ MARKUP_PIECES = st.one_of(
 @example("achieves \\textbf{57.22\\%} accuracy, from a \\emph{unified perspective} *x*")
 @example("\\emph{x *y* z}")
 @example("$\\url{http://a.b/c}$")
+@example("\\'\\href{http://a.b}{t}")
 def test_from_latex_of_text_with_math_and_citations_equals_its_pylatexenc_reference(value):
     assert from_latex(value) == from_latex_reference(value)
+
+
+def test_an_accent_over_href_no_longer_crashes_the_reader():
+    # found by CI's profile: the accent takes `\\href` alone as its argument, and
+    # pylatexenc's replacement for `\\href` indexed the arguments it was never given
+    records = list(bibtex.read(b"@misc{k, title = {\\'\\href{http://a.b}{t}}}", "a.bib"))
+    assert len(records) == 1
+    assert records[0].title == from_latex_reference("\\'\\href{http://a.b}{t}")
 
 
 def test_an_abstract_with_inline_math_takes_the_fast_path():
