@@ -313,12 +313,15 @@ def _document(
 
     document = bibtex_syntax.parse(text, path, problem)
     if not document.entries:
-        raise BibError(
-            "no BibTeX entries found"
-            + ("" if document.problems else " (is it a .bib file? entries start with @type{key,)"),
-            path,
-        )
+        raise no_entries(path, bool(document.problems))
     return document
+
+
+def no_entries(path: str, problems: bool) -> BibError:
+    """The error of a file with no entry (with a hint when nothing failed to parse either):
+    one wording, whether the file was read whole or in parts (`bibtex_parts`)."""
+    hint = "" if problems else " (is it a .bib file? entries start with @type{key,)"
+    return BibError("no BibTeX entries found" + hint, path)
 
 
 def _entry_record(entry: bibtex_syntax.Entry, path: str, decoding: Decoding) -> Record:

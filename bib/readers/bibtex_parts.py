@@ -332,11 +332,7 @@ def _told(
             if report is not None:
                 report(f"warning: {path}:{line}: {message}")
     if not any(found.records for found in done):
-        raise BibError(
-            "no BibTeX entries found"
-            + ("" if problems else " (is it a .bib file? entries start with @type{key,)"),
-            path,
-        )
+        raise bibtex.no_entries(path, problems)
     first = True
     for found in done:
         for data in found.records:
