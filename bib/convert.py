@@ -36,8 +36,8 @@ from bib.extract.tags import tag_stream
 from bib.extract.titles import derive_titles
 from bib.extract.urls import tag_urls
 from bib.latex.source import Definitions, expanded
-from bib.readers import paperlist
-from bib.record import Record, TagKind
+from bib.readers import bibtex, bibtex_parts, paperlist
+from bib.record import LatexSource, Record, StringDef, TagKind
 from bib.spool import Spool, record_bytes, record_of
 from bib.writers import WriteOptions
 
@@ -323,13 +323,13 @@ def _spool(
         stats.merged = stats.read - len(found)
         found.clear()
         copies = {position for group in papers for position in group}
-        reading.keep_read(copies)
+        definitions = reading.definitions
+        unusable = definitions.unusable()
+        reading.keep_read(copies, expand=bool(unusable))
         where = reading.where
         singles = [i for i in range(stats.read) if i not in copies]
         todo = (raw.get_bytes(where[i]) for i in singles if where[i] >= 0)
         warn = _warnings(options)
-        definitions = reading.definitions
-        unusable = definitions.unusable()
         if unusable:
             if warn is not None:
                 for line in definitions.warnings():
@@ -425,7 +425,7 @@ class _Reading:
     ahead_at: list[int] = field(default_factory=list)
     held_at: dict[int, int] = field(default_factory=dict)
     """Where in `held` a record extracted ahead is, by its position in `where`."""
-    parts: list[_Ahead] = field(default_factory=list)
+    parts: list[_Ahead | _BibAhead] = field(default_factory=list)
 
     def keep(self, record: Record) -> list[str]:
         """Keep a record read here; its identities."""
@@ -435,11 +435,18 @@ class _Reading:
         return merge.identities(record)
 
     def keep_ahead(
-        self, part: _Ahead, data: list[bytes], done: list[Plain] | None, held: list[bytes]
+        self,
+        part: _Ahead | _BibAhead,
+        made: _Made,
+        data: list[bytes],
+        done: list[Plain] | None,
+        held: list[bytes],
     ) -> None:
-        """Keep what a worker made of the records of a part it read: `data` what `encode`
-        made of each, `done` the rest of each `Prepared` (None: it could not make them),
-        `held` each `Prepared.held`."""
+        """Keep what a worker made of the records of a part it read: `made` its `_Made`, `data`
+        what `encode` made of each, `done` the rest of each `Prepared` (None: it could not make
+        them), `held` each `Prepared.held`."""
+        strings, preambles = made.latex
+        self.definitions.add(LatexSource((), tuple(StringDef(*s) for s in strings), preambles))
         self.parts.append(part)
         first, at = len(self.ahead), len(self.done.offsets)
         read = len(self.where)
@@ -456,16 +463,21 @@ class _Reading:
                 self.held_at[read + offset] = len(self.held.offsets)
                 self.held.add_bytes(record)
 
-    def keep_read(self, copies: Collection[int]) -> None:
+    def keep_read(self, copies: Collection[int], expand: bool = False) -> None:
         """Read again, and keep as read, the records extracted ahead that are copies of a
-        paper (they are merged first) or that could not be extracted ahead: each part that
-        holds one is parsed once more, here."""
+        paper (they are merged first) or that could not be extracted ahead, and with
+        `expand` (two inputs define an `@string` differently) every record of a `.bib`: each
+        part that holds one is parsed once more, here."""
         for part in self.parts:
             span = range(part.first, part.first + part.total)
-            wanted = [i for i in span if i in copies or self.ahead[-1 - self.where[i]] is None]
+            whole = expand and isinstance(part, _BibAhead)
+            wanted = [
+                i for i in span
+                if whole or i in copies or self.ahead[-1 - self.where[i]] is None
+            ]  # fmt: skip
             if not wanted:
                 continue
-            records = list(paperlist.parse(part.read(), part.listing))
+            records = part.records()
             for i in wanted:
                 self.where[i] = len(self.raw.offsets)
                 self.raw.add(_stripped(records[i - part.first], None))
@@ -491,6 +503,24 @@ class _Ahead(NamedTuple):
                 handle.seek(self.part.offset)
                 data = handle.read(self.size)
         return self.part._replace(data=data)
+
+    def records(self) -> list[Record]:
+        """The part's records, read again."""
+        return list(paperlist.parse(self.read(), self.listing))
+
+
+class _BibAhead(NamedTuple):
+    """A part of a `.bib` that a worker read and extracted ahead (`bibtex_parts.read_parts`
+    with `then`): the file, the part as read, the first record read from it and their total."""
+
+    file: bibtex_parts.File
+    found: bibtex_parts.Read
+    first: int
+    total: int
+
+    def records(self) -> list[Record]:
+        """The part's records, read again."""
+        return self.file.again(self.found)
 
 
 def _in_order(
@@ -591,6 +621,12 @@ def _read_into(
                 stats.read += 1
                 yield identities
             continue
+        bib = _bib_parts(opened, options)
+        if bib is not None:
+            for identities in _read_bib(bib, opened.name, options, warn, reading, encode):
+                stats.read += 1
+                yield identities
+            continue
         records = readers.read_input(
             opened,
             venue=options.venue,
@@ -647,29 +683,7 @@ def _read_list(
             for record in paperlist.parse(part, listed):
                 yield reading.keep(_stripped(record, warn))
         return
-    strict, texts = options.strict, bool(options.pinned)
-    stages, listing = _list_stage(options.stages)
-
-    def work(part: paperlist.Part) -> bytes:
-        records, read = [], []
-        for record in paperlist.parse(part, listed):
-            told: list[str] = []
-            record = _stripped(record, strict_report if strict else told.append)
-            records.append(record)
-            read.append((merge.identities(record), told))
-        data: list[bytes] = []
-        done: list[Plain] = []
-        held: list[bytes] = []
-        try:
-            for item in _prepare(_extract(records, stages), encode, texts, listing):
-                data.append(item.data)
-                done.append(item.plain())
-                held.append(item.held)
-        except BibError:
-            return marshal.dumps((read, [], None, []))  # told when read again, as in one process
-        if len(done) != len(records):
-            raise RuntimeError("an extraction stage did not yield one record for each")
-        return marshal.dumps((read, data, done, held))
+    work = _work_ahead(options, encode, strict=options.strict)
 
     sent: collections.deque[tuple[paperlist.Part, int]] = collections.deque()
 
@@ -679,17 +693,140 @@ def _read_list(
             yield part
 
     def arrived() -> Iterator[tuple[list[str], list[str]]]:
-        results = parallel.ordered_map(work, sending(itertools.chain(head, parts)), options.jobs)
+        results = parallel.ordered_map(
+            lambda part: work(paperlist.parse(part, listed)),
+            sending(itertools.chain(head, parts)),
+            options.jobs,
+        )
         for blob in results:
-            read, data, done, held = marshal.loads(blob)
+            made, data, done, held = _Made.of_blob(blob)
             part, size = sent.popleft()
             first = len(reading.where)
-            ahead = _Ahead(source, listed, part, size, first, len(read))
-            reading.keep_ahead(ahead, data, done, held)
-            yield from read
+            ahead = _Ahead(source, listed, part, size, first, len(made.read))
+            reading.keep_ahead(ahead, made, data, done, held)
+            yield from made.read
 
     records = arrived()
     for identities, told in options.progress(records) if options.progress else records:
+        if warn is not None:
+            for message in told:
+                warn(message)
+        yield identities
+
+
+class _Made(NamedTuple):
+    """What a worker tells of the records of a part it read and extracted ahead, besides
+    their `Prepared`: each one's identities and warnings, and the `@string`s (name, raw)
+    and `@preamble`s they carry, in order of first use (`Definitions.add` gives the same
+    from them as from the records)."""
+
+    read: list[tuple[list[str], list[str]]]
+    latex: tuple[list[tuple[str, str]], tuple[str, ...]]
+
+    @staticmethod
+    def of_blob(blob: bytes) -> tuple[_Made, list[bytes], list[Plain] | None, list[bytes]]:
+        """`_work_ahead`'s blob: the `_Made`, and each record's encoding, `Prepared.plain`
+        (None: the stages failed) and `Prepared.held`."""
+        read, latex, data, done, held = marshal.loads(blob)
+        return _Made(read, latex), data, done, held
+
+
+def _work_ahead(
+    options: ConvertOptions, encode: Encoder, *, strict: bool
+) -> Callable[[Iterable[Record]], bytes]:
+    """What a worker does with the records of a part it read: bidi controls stripped (each
+    removal told back, or under `strict` the error), identities, the stages and `encode`,
+    all in one marshal blob (`_Made.of_blob`). When a stage fails, the records are sent
+    back without their `Prepared` and read again here, so the error comes where it comes in
+    one process."""
+    texts = bool(options.pinned)
+    stages, listing = _list_stage(options.stages)
+
+    def work(parsed: Iterable[Record]) -> bytes:
+        records, read = [], []
+        strings: dict[tuple[str, str], None] = {}
+        preambles: dict[str, None] = {}
+        for record in parsed:
+            told: list[str] = []
+            record = _stripped(record, strict_report if strict else told.append)
+            records.append(record)
+            read.append((merge.identities(record), told))
+            if record.latex is not None:
+                strings.update(dict.fromkeys((s.name, s.raw) for s in record.latex.strings))
+                preambles.update(dict.fromkeys(record.latex.preambles))
+        latex = (list(strings), tuple(preambles))
+        data: list[bytes] = []
+        done: list[Plain] = []
+        held: list[bytes] = []
+        try:
+            for item in _prepare(_extract(records, stages), encode, texts, listing):
+                data.append(item.data)
+                done.append(item.plain())
+                held.append(item.held)
+        except BibError:
+            return marshal.dumps((read, latex, [], None, []))  # told when read again
+        if len(done) != len(records):
+            raise RuntimeError("an extraction stage did not yield one record for each")
+        return marshal.dumps((read, latex, data, done, held))
+
+    return work
+
+
+def _bib_parts(opened: readers.Input, options: ConvertOptions) -> bibtex_parts.File | None:
+    """A `.bib` cut into parts that workers read and extract ahead (`_read_bib`): with
+    `jobs` > 1, no lookups, `bibtex_parts.AFTER` characters or more, and no crossref or
+    xdata (a child needs its parent from anywhere in the file)."""
+    source = opened.source
+    if opened.fmt != "bibtex" or not _ahead(options) or not isinstance(source, bytes):
+        return None
+    if crossref.mentions(source):
+        return None
+    return bibtex_parts.split(source, opened.name, options.jobs)
+
+
+def _read_bib(
+    file: bibtex_parts.File,
+    name: str,
+    options: ConvertOptions,
+    warn: Report | None,
+    reading: _Reading,
+    encode: Encoder,
+) -> Iterator[list[str]]:
+    """The identities of a `.bib`'s records, in order, each record kept in `reading`.
+
+    Each part is read, and its records extracted and encoded, in a worker, in the same
+    task (`bibtex_parts.read_parts` with `then`); a part read again here (a check failed)
+    or whose stages failed is kept as read, and so are copies of a paper (read again,
+    `_Reading.keep_read`). The parse warnings come first, then each record's, as in one
+    process; when the first pass was wrong, the file is read whole here."""
+    work = _work_ahead(options, encode, strict=False)  # the parse warnings come first
+    done = bibtex_parts.read_parts(file, options.jobs, work)
+    if done is None:
+        data = file.text.encode("utf-8")
+        for record in bibtex.read(data, name, report=warn):
+            yield reading.keep(_stripped(record, warn))
+        return
+    bibtex_parts.tell(done, name, warn, False)
+    first = True
+
+    def arrived() -> Iterator[tuple[list[str], list[str]] | Record]:
+        nonlocal first
+        for found in done:
+            if found.ahead is None:
+                yield from bibtex_parts.records(found, first)
+            else:
+                made, data, plain, held = _Made.of_blob(found.ahead)
+                ahead = _BibAhead(file, found, len(reading.where), found.total)
+                reading.keep_ahead(ahead, made, data, plain, held)
+                yield from made.read
+            first = first and not found.total
+
+    items = arrived()
+    for item in options.progress(items) if options.progress else items:
+        if isinstance(item, Record):
+            yield reading.keep(_stripped(item, warn))
+            continue
+        identities, told = item
         if warn is not None:
             for message in told:
                 warn(message)

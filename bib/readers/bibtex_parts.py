@@ -152,10 +152,16 @@ class _Seen(dict[str, int]):
         return self._before(key)
 
 
+Then = Callable[[list[Record]], bytes]
+"""What a worker makes of the records of a part it read, sent back instead of them
+(`read_parts`): a caller's own work on them, done in the same task."""
+
+
 @dataclass(slots=True)
-class _Read:
+class Read:
     """One part as read: where it started and where the next one must."""
 
+    index: int
     start: int
     resume: int
     problems: list[tuple[str, int]]
@@ -168,18 +174,25 @@ class _Read:
     records: list[bytes]
     first: bytes
     """The first record with the file's preambles (empty when there is no record)."""
+    total: int
+    """Its records (`records` is empty when a worker sent `ahead` instead)."""
+    ahead: bytes | None = None
+    """What the worker made of the records (`Then`), None when they were sent."""
 
     def plain(self) -> tuple[Any, ...]:
         """What `marshal` sends from a worker (`of_plain` reads it back)."""
         strings = [(s.name, s.value, s.raw, s.line) for s in self.strings]
         preambles = [(p.text, p.line) for p in self.preambles]
-        return (self.start, self.resume, self.problems, strings, preambles, self.keys,
-                self.asked, self.records, self.first)  # fmt: skip
+        return (self.index, self.start, self.resume, self.problems, strings, preambles,
+                self.keys, self.asked, self.records, self.first, self.total,
+                self.ahead)  # fmt: skip
 
     @classmethod
-    def of_plain(cls, plain: tuple[Any, ...]) -> _Read:
-        start, resume, problems, strings, preambles, keys, asked, records, first = plain
+    def of_plain(cls, plain: tuple[Any, ...]) -> Read:
+        index, start, resume, problems, strings, preambles, keys, asked = plain[:8]
+        records, first, total, ahead = plain[8:]
         return cls(
+            index,
             start,
             resume,
             problems,
@@ -189,11 +202,13 @@ class _Read:
             asked,
             records,
             first,
+            total,
+            ahead,
         )
 
 
 @dataclass(frozen=True, slots=True)
-class _File:
+class File:
     """What every part is read with: the file and what the first pass found in it."""
 
     text: str
@@ -205,9 +220,17 @@ class _File:
     decoding: bibtex.Decoding
     """The run's: each worker has its own copy (forked), as a single process has one."""
 
-    def read(self, index: int, start: int, seen: dict[str, int] | None = None) -> _Read:
+    def read(
+        self,
+        index: int,
+        start: int,
+        seen: dict[str, int] | None = None,
+        then: Then | None = None,
+    ) -> Read:
         """Part `index` from `start` (its own, or where the part before really ended), with
-        the keys `seen` before it (None: those the first pass found, checked later)."""
+        the keys `seen` before it (None: those the first pass found, checked later); with
+        `then`, what it makes of the records instead of them (the first part's first
+        record with the file's preambles, as if no part before had a record)."""
         looked = _Seen(self.presumed.keys, start) if seen is None else None
         part = self.parts[index]
         line = part.line + self.text.count("\n", part.start, start)
@@ -220,16 +243,18 @@ class _File:
             macros=dict(self.presumed.macros[index]),
             seen=looked if looked is not None else seen,
         )
-        records: list[bytes] = []
-        first = b""
+        records: list[Record] = []
+        first: Record | None = None
         for entry in doc.entries:
             record = _entry_record(entry, self.path, self.decoding)
-            if not records:
-                latex = _latex(entry, record, self.strings, self.preambles)
-                first = record_bytes(evolve(record, latex=latex))
-            latex = _latex(entry, record, self.strings, ())
-            records.append(record_bytes(evolve(record, latex=latex)))
-        return _Read(
+            if first is None:
+                first = evolve(record, latex=_latex(entry, record, self.strings, self.preambles))
+            records.append(evolve(record, latex=_latex(entry, record, self.strings, ())))
+        ahead = None
+        if then is not None:
+            ahead = then([first, *records[1:]] if index == 0 and first is not None else records)
+        return Read(
+            index,
             start,
             doc.resume,
             [(p.message, p.line) for p in doc.problems],
@@ -237,9 +262,21 @@ class _File:
             doc.preambles,
             [(e.key.casefold(), e.line) for e in doc.entries],
             list(looked.asked.items()) if looked is not None else [],
-            records,
-            first,
+            [] if then is not None else list(map(record_bytes, records)),
+            record_bytes(first) if first is not None and then is None else b"",
+            len(records),
+            ahead,
         )
+
+    def again(self, found: Read) -> list[Record]:
+        """The records of a part a worker read (`found`, sent `ahead`), read again here as
+        the whole-file read gives them (a part that sent `ahead` starts at its own place
+        and was told the right keys, `read_parts`)."""
+        read = self.read(found.index, found.start)
+        records = list(map(record_of, read.records))
+        if found.index == 0 and records:
+            records[0] = record_of(read.first)
+        return records
 
 
 def read(
@@ -252,46 +289,54 @@ def read(
 ) -> Iterator[Record]:
     """`bibtex.read`, its parts parsed and built in `jobs` worker processes when the file is
     `AFTER` characters or more (and workers can be forked)."""
-    if jobs < 2 or len(data) < AFTER or not parallel.can_fork():
-        yield from bibtex.read(data, path, report=report, strict=strict)
-        return
-    text = decode(data, path)
-    parts = cuts(text, PART)
-    done = None
-    try:
-        presumed = _presumed(text, path, parts)
-    except BibError:  # past a bound: the whole-file parse says where
-        pass
-    else:
-        strings = _usable_strings([s for _, s in presumed.strings])
-        preambles = tuple(chunk.text for _, chunk in presumed.preambles)
-        file = _File(text, path, parts, presumed, strings, preambles, bibtex.Decoding())
-        done = _in_parts(file, jobs)
+    file = split(data, path, jobs)
+    done = read_parts(file, jobs) if file is not None else None
     if done is None:  # the whole-file parse, as in one process
         yield from bibtex.read(data, path, report=report, strict=strict)
         return
-    yield from _told(done, path, report, strict)
+    tell(done, path, report, strict)
+    yield from _records(done)
 
 
-def _in_parts(file: _File, jobs: int) -> list[_Read] | None:
+def split(data: bytes, path: str, jobs: int) -> File | None:
+    """The file cut into parts, with what the first pass found in it; None when it is read
+    whole: under `AFTER` characters, with one job, without fork, or when the first pass
+    meets an expansion bound (the whole-file parse says where)."""
+    if jobs < 2 or len(data) < AFTER or not parallel.can_fork():
+        return None
+    text = decode(data, path)
+    parts = cuts(text, PART)
+    try:
+        presumed = _presumed(text, path, parts)
+    except BibError:
+        return None
+    strings = _usable_strings([s for _, s in presumed.strings])
+    preambles = tuple(chunk.text for _, chunk in presumed.preambles)
+    return File(text, path, parts, presumed, strings, preambles, bibtex.Decoding())
+
+
+def read_parts(file: File, jobs: int, then: Then | None = None) -> list[Read] | None:
     """Every part read (in workers), checked, and read again here where a check fails; None
-    when the first pass was wrong about the `@string`s or `@preamble`s."""
+    when the first pass was wrong about the `@string`s or `@preamble`s. With `then`, a
+    worker sends what it makes of its part's records (`Read.ahead`) instead of them; a
+    part read again here sends its records (and so does the first part with a record when
+    it is not the first part and the file has preambles: its worker could not know)."""
 
     def work(index: int) -> bytes:
         part = file.parts[index]
         try:
-            return marshal.dumps(file.read(index, part.start).plain())
+            return marshal.dumps(file.read(index, part.start, then=then).plain())
         except BibError:
             return b""  # read again here, where it is raised in order
 
-    done: list[_Read] = []
+    done: list[Read] = []
     seen: dict[str, int] = {}
     at = 0
     for index, blob in enumerate(parallel.ordered_map(work, range(len(file.parts)), jobs)):
         part = file.parts[index]
         if at >= part.end:
             continue  # the part before ran past this whole part
-        found = _Read.of_plain(marshal.loads(blob)) if blob else None
+        found = Read.of_plain(marshal.loads(blob)) if blob else None
         if (
             found is None
             or found.start != at
@@ -305,13 +350,15 @@ def _in_parts(file: _File, jobs: int) -> list[_Read] | None:
                 return None
         if not _as_presumed(found, file.presumed):
             return None
+        if found.ahead is not None and found.total and index > 0 and file.preambles and not seen:
+            found = file.read(index, at, dict(seen))  # the file's first record, not ahead
         seen.update(found.keys)
         done.append(found)
         at = found.resume
     return done
 
 
-def _as_presumed(found: _Read, presumed: _Presumed) -> bool:
+def _as_presumed(found: Read, presumed: _Presumed) -> bool:
     """Whether a part read the `@string`s and `@preamble`s the first pass found in it."""
     start, stop = found.start, found.resume
     strings = [s for pos, s in presumed.strings if start <= pos < stop]
@@ -319,10 +366,9 @@ def _as_presumed(found: _Read, presumed: _Presumed) -> bool:
     return strings == found.strings and preambles == found.preambles
 
 
-def _told(
-    done: list[_Read], path: str, report: Callable[[str], None] | None, strict: bool
-) -> Iterator[Record]:
-    """The warnings, in order, then the records, the first with the file's preambles."""
+def tell(done: list[Read], path: str, report: Callable[[str], None] | None, strict: bool) -> None:
+    """The parts' warnings, in order (with `strict`, the first as the error), or the error
+    of a file without entries: as the whole-file parse tells them, before any record."""
     problems = False
     for found in done:
         for message, line in found.problems:
@@ -331,10 +377,21 @@ def _told(
                 raise BibError(message, path, line)
             if report is not None:
                 report(f"warning: {path}:{line}: {message}")
-    if not any(found.records for found in done):
+    if not any(found.total for found in done):
         raise bibtex.no_entries(path, problems)
+
+
+def _records(done: list[Read]) -> Iterator[Record]:
+    """The records of parts read without `then`, the first with the file's preambles."""
     first = True
     for found in done:
-        for data in found.records:
-            yield record_of(found.first if first else data)
-            first = False
+        yield from records(found, first)
+        first = first and not found.total
+
+
+def records(found: Read, first: bool) -> Iterator[Record]:
+    """The records a part sent (not `ahead`); `first`: no part before it had one, so its
+    first record is the file's, with the preambles."""
+    for data in found.records:
+        yield record_of(found.first if first else data)
+        first = False

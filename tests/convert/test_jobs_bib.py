@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import Result
@@ -78,3 +79,97 @@ def test_strict_stops_at_the_same_first_error_for_every_jobs(
     assert [r.exit_code for r in results] == [2, 2]
     assert results[0].stderr == results[1].stderr
     assert results[1].stderr.startswith(f"bib: error: {path}:")
+
+
+AHEAD = (
+    r"""@preamble{"\newcommand{\noopsort}[1]{}"}
+@string{jn = {Journal of Parts}}
+@article{one, title = {One Sparse Router}, author = {Bo Chan}, journal = jn, year = 2010,
+  doi = {10.1000/one}, abstract = {We propose RouteNet, trained on ImageNet with PyTorch.}}
+@string{jn = {Journal of Wholes}}
+@article{two, title = {Two
+@article{inner, title = {A line that starts with an entry, inside a value}}
+}, author = {Cy Dee}, journal = jn, year = 2011}
+@misc{cut, note =
+@book{swallowed, title = {Read as a macro name}}
+@article{One, title = {Repeated key}, author = {Ed Fox}, year = 2012}
+@article{bidi, title = {Hidden """
+    "\u202e"
+    r"""text}, author = {Gus Hay}, year = 2014}
+@article{again, title = {One Sparse Router}, author = {Bo Chan}, year = 2010,
+  doi = {10.1000/ONE}, note = {the same paper as one, far away}}
+@article{broken, title = {never closed
+@article{three, title = {Three}, author = {Fay Gil}, journal = jn, year = 2013}
+"""
+)
+"""A `.bib` without crossref or xdata, whose parts workers read and extract ahead
+(`convert._read_bib`): preambles, a redefined `@string`, a cut inside a value, a repeated
+key, bidi controls, a paper whose two copies are parts apart, parse warnings."""
+
+
+@pytest.fixture
+def read_ahead(tiny_parts: None, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Tiny parts, and a count of the parts read ahead (the path under test is taken)."""
+    from bib import convert
+
+    counted: list[int] = []
+    keep = convert._Reading.keep_ahead
+
+    def counting(self: convert._Reading, *args: Any, **kwargs: Any) -> None:
+        counted.append(1)
+        keep(self, *args, **kwargs)
+
+    monkeypatch.setattr(convert._Reading, "keep_ahead", counting)
+    return counted
+
+
+def _told(
+    cli: Callable[..., Result], inputs: list[Path], out: Path, jobs: str, *more: str
+) -> tuple[bytes, bytes, str, int]:
+    result = cli(
+        "convert", *inputs, "-o", out, "-o", out.with_suffix(".json"), "--jobs", jobs, *more
+    )
+    written = out.read_bytes() if out.exists() else b""
+    json = out.with_suffix(".json").read_bytes() if out.exists() else b""
+    return written, json, result.stderr.replace(out.stem + ".", "j."), result.exit_code
+
+
+def test_a_bib_extracted_ahead_in_workers_writes_the_same_bytes_and_warnings_for_every_jobs(
+    cli: Callable[..., Result], tmp_path: Path, read_ahead: list[int]
+) -> None:
+    path = tmp_path / "in.bib"
+    path.write_text(AHEAD, encoding="utf-8")
+    told = {jobs: _told(cli, [path], tmp_path / f"j{jobs}.bib", jobs) for jobs in "123"}
+    assert read_ahead, "no part was read ahead"
+    assert told["1"] == told["2"] == told["3"]
+    assert told["2"][3] == 0
+    assert "removed bidirectional control characters" in told["2"][2]
+    assert "1 duplicates merged" in told["2"][2] or "1 duplicate merged" in told["2"][2]
+
+
+def test_strict_stops_at_the_parse_warning_before_a_later_records_warning_for_every_jobs(
+    cli: Callable[..., Result], tmp_path: Path, read_ahead: list[int]
+) -> None:
+    path = tmp_path / "in.bib"
+    path.write_text(AHEAD, encoding="utf-8")
+    told = [_told(cli, [path], tmp_path / f"j{n}.bib", n, "--strict") for n in "12"]
+    assert told[0] == told[1]
+    assert told[1][3] == 2
+    assert "bidirectional" not in told[1][2]
+
+
+def test_two_bibs_defining_a_string_differently_write_the_same_bytes_for_every_jobs(
+    cli: Callable[..., Result], tmp_path: Path, read_ahead: list[int]
+) -> None:
+    first, second = tmp_path / "a.bib", tmp_path / "b.bib"
+    pressed = "@string{pr = {Press}}\n@book{five, title = {Five}, publisher = pr, year = 2016}\n"
+    first.write_text(pressed + AHEAD, encoding="utf-8")
+    second.write_text(
+        "@string{pr = {Another Press}}\n"
+        "@book{four, title = {Four}, author = {Hu Ide}, publisher = pr, year = 2015}\n",
+        encoding="utf-8",
+    )
+    told = {jobs: _told(cli, [first, second], tmp_path / f"j{jobs}.bib", jobs) for jobs in "12"}
+    assert read_ahead, "no part was read ahead"
+    assert told["1"] == told["2"]
+    assert "is defined differently in two inputs" in told["2"][2]
