@@ -36,7 +36,7 @@ from bib.extract.tags import tag_stream
 from bib.extract.titles import derive_titles
 from bib.extract.urls import tag_urls
 from bib.latex.source import Definitions, expanded
-from bib.readers import bibtex, bibtex_parts, paperlist
+from bib.readers import bibtex, bibtex_parts, csljson, paperlist
 from bib.record import LatexSource, Record, StringDef, TagKind
 from bib.spool import Spool, record_bytes, record_of
 from bib.writers import WriteOptions
@@ -425,7 +425,7 @@ class _Reading:
     ahead_at: list[int] = field(default_factory=list)
     held_at: dict[int, int] = field(default_factory=dict)
     """Where in `held` a record extracted ahead is, by its position in `where`."""
-    parts: list[_Ahead | _BibAhead] = field(default_factory=list)
+    parts: list[_Ahead | _BibAhead | _CslAhead] = field(default_factory=list)
 
     def keep(self, record: Record) -> list[str]:
         """Keep a record read here; its identities."""
@@ -436,7 +436,7 @@ class _Reading:
 
     def keep_ahead(
         self,
-        part: _Ahead | _BibAhead,
+        part: _Ahead | _BibAhead | _CslAhead,
         made: _Made,
         data: list[bytes],
         done: list[Plain] | None,
@@ -507,6 +507,20 @@ class _Ahead(NamedTuple):
     def records(self) -> list[Record]:
         """The part's records, read again."""
         return list(paperlist.parse(self.read(), self.listing))
+
+
+class _CslAhead(NamedTuple):
+    """A part of a CSL-JSON file's items that a worker read and extracted ahead: the file
+    parsed, the items of the part, the first record read from it and their total."""
+
+    parsed: csljson.Items
+    span: range
+    first: int
+    total: int
+
+    def records(self) -> list[Record]:
+        """The part's records, read again."""
+        return list(csljson.records(self.parsed, self.span.start, self.span.stop))
 
 
 class _BibAhead(NamedTuple):
@@ -621,6 +635,11 @@ def _read_into(
                 stats.read += 1
                 yield identities
             continue
+        if opened.fmt == "csl-json" and _ahead(options):
+            for identities in _read_csl(opened, options, warn, reading, encode):
+                stats.read += 1
+                yield identities
+            continue
         bib = _bib_parts(opened, options)
         if bib is not None:
             for identities in _read_bib(bib, opened.name, options, warn, reading, encode):
@@ -694,7 +713,7 @@ def _read_list(
 
     def arrived() -> Iterator[tuple[list[str], list[str]]]:
         results = parallel.ordered_map(
-            lambda part: work(paperlist.parse(part, listed)),
+            lambda part: work(lambda _: paperlist.parse(part, listed)),
             sending(itertools.chain(head, parts)),
             options.jobs,
         )
@@ -731,23 +750,30 @@ class _Made(NamedTuple):
         return _Made(read, latex), data, done, held
 
 
+Read = Callable[[Report], Iterable[Record]]
+"""How a worker reads the records of a part: what the reader warns of a record goes to the
+report given, before the record comes."""
+
+
 def _work_ahead(
     options: ConvertOptions, encode: Encoder, *, strict: bool
-) -> Callable[[Iterable[Record]], bytes]:
-    """What a worker does with the records of a part it read: bidi controls stripped (each
-    removal told back, or under `strict` the error), identities, the stages and `encode`,
-    all in one marshal blob (`_Made.of_blob`). When a stage fails, the records are sent
-    back without their `Prepared` and read again here, so the error comes where it comes in
-    one process."""
+) -> Callable[[Read], bytes]:
+    """What a worker does with the records of a part it read: the reader's warnings and the
+    bidi controls stripped told back with each (or under `strict` a removal is the error),
+    identities, the stages and `encode`, all in one marshal blob (`_Made.of_blob`). When a
+    stage fails, the records are sent back without their `Prepared` and read again here,
+    so the error comes where it comes in one process."""
     texts = bool(options.pinned)
     stages, listing = _list_stage(options.stages)
 
-    def work(parsed: Iterable[Record]) -> bytes:
+    def work(reading: Read) -> bytes:
         records, read = [], []
         strings: dict[tuple[str, str], None] = {}
         preambles: dict[str, None] = {}
-        for record in parsed:
-            told: list[str] = []
+        pending: list[str] = []
+        for record in reading(pending.append):
+            told = pending.copy()
+            pending.clear()
             record = _stripped(record, strict_report if strict else told.append)
             records.append(record)
             read.append((merge.identities(record), told))
@@ -800,7 +826,7 @@ def _read_bib(
     `_Reading.keep_read`). The parse warnings come first, then each record's, as in one
     process; when the first pass was wrong, the file is read whole here."""
     work = _work_ahead(options, encode, strict=False)  # the parse warnings come first
-    done = bibtex_parts.read_parts(file, options.jobs, work)
+    done = bibtex_parts.read_parts(file, options.jobs, lambda records: work(lambda _: records))
     if done is None:
         data = file.text.encode("utf-8")
         for record in bibtex.read(data, name, report=warn):
@@ -821,7 +847,63 @@ def _read_bib(
                 yield from made.read
             first = first and not found.total
 
-    items = arrived()
+    yield from _kept(arrived(), options, warn, reading)
+
+
+def _read_csl(
+    opened: readers.Input,
+    options: ConvertOptions,
+    warn: Report | None,
+    reading: _Reading,
+    encode: Encoder,
+) -> Iterator[list[str]]:
+    """The identities of a CSL-JSON file's records, in order, each record kept in `reading`.
+
+    The JSON is parsed here (`csljson.parse`: a syntax error anywhere comes first); with
+    `PARALLEL_AFTER` items or more, each part of `LIST_PART` items is checked against the
+    schema, read into records, extracted and encoded in a worker (forked after the parse,
+    it has the items), in the same task. A part with an invalid item is read again here,
+    in order, so that the error and the warnings before it are those of one process."""
+    source = opened.source
+    assert isinstance(source, bytes)
+    parsed = csljson.parse(source, opened.name)
+    total = len(parsed.items)
+    if total < PARALLEL_AFTER:
+        for record in csljson.records(parsed, report=warn):
+            yield reading.keep(_stripped(record, warn))
+        return
+    work = _work_ahead(options, encode, strict=False)  # a reader's warning may come first
+
+    def read(span: range) -> bytes:
+        try:
+            return work(lambda report: csljson.records(parsed, span.start, span.stop, report))
+        except BibError:
+            return b""  # read again here, where the error comes in order
+
+    spans = [range(a, min(a + LIST_PART, total)) for a in range(0, total, LIST_PART)]
+
+    def arrived() -> Iterator[tuple[list[str], list[str]] | Record]:
+        for span, blob in zip(spans, parallel.ordered_map(read, spans, options.jobs), strict=True):
+            if not blob:
+                yield from csljson.records(parsed, span.start, span.stop, warn)
+                continue
+            made, data, done, held = _Made.of_blob(blob)
+            reading.keep_ahead(
+                _CslAhead(parsed, span, len(reading.where), len(span)), made, data, done, held
+            )
+            yield from made.read
+
+    yield from _kept(arrived(), options, warn, reading)
+
+
+def _kept(
+    items: Iterator[tuple[list[str], list[str]] | Record],
+    options: ConvertOptions,
+    warn: Report | None,
+    reading: _Reading,
+) -> Iterator[list[str]]:
+    """The identities of records read ahead (each with what to tell of it) or read here
+    (a Record, kept and told here), in order, seen by `progress`."""
     for item in options.progress(items) if options.progress else items:
         if isinstance(item, Record):
             yield reading.keep(_stripped(item, warn))

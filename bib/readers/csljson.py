@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Hashable, Iterator
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import jsonschema
 
@@ -220,6 +220,21 @@ def read(
 ) -> Iterator[Record]:
     """Records of a CSL-JSON file; an item with an empty `type` (Zotero writes one for an
     item type CSL lacks) is read as a `document`, with a warning to `report`."""
+    yield from records(parse(data, path), report=report)
+
+
+class Items(NamedTuple):
+    """A CSL-JSON file parsed whole (`parse`): its items, not yet checked one by one, and
+    the line of each item id (`records` makes the Records of any run of them)."""
+
+    path: str
+    items: list[Any]
+    lines: dict[str, int]
+
+
+def parse(data: bytes, path: str | Path) -> Items:
+    """The file's items: the JSON read (strictly) and its shape checked, the rest left to
+    `records`, which worker processes can run over parts of them (`bib.convert`)."""
     path = str(path)
     text = decode(data, path)
     loaded = strict_json.loads(text, path)
@@ -228,9 +243,20 @@ def read(
         raise BibError("CSL-JSON must be an array of items or one item", path)
     if not items:
         raise BibError("no CSL-JSON items found", path)
-    lines = _id_lines(text)
+    return Items(path, items, _id_lines(text))
+
+
+def records(
+    parsed: Items,
+    start: int = 0,
+    stop: int | None = None,
+    report: Callable[[str], None] | None = None,
+) -> Iterator[Record]:
+    """The Records of `parsed`'s items from `start` to `stop`, each checked against the
+    schema (the first invalid one is the error, with its index in the file)."""
+    path, lines = parsed.path, parsed.lines
     valid_shapes: set[Hashable] = set()
-    for index, item in enumerate(items):
+    for index, item in enumerate(parsed.items[start:stop], start):
         line = lines.get(str(item.get("id"))) if isinstance(item, dict) else None
         if isinstance(item, dict) and item.get("type") == "":
             item = {**item, "type": "document"}
