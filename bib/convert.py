@@ -13,6 +13,7 @@ Merging and key assignment need every record at once; the rest does not.
 
 from __future__ import annotations
 
+import bisect
 import collections
 import contextlib
 import gc
@@ -434,6 +435,13 @@ class _Reading:
         self.definitions.add(record.latex)
         return merge.identities(record)
 
+    def keep_instead(self, position: int, record: Record) -> list[str]:
+        """Keep as read a record whose part was extracted ahead (a crossref child, resolved
+        here); its identities. Its `@string`s came with the part's."""
+        self.where[position] = len(self.raw.offsets)
+        self.raw.add(record)
+        return merge.identities(record)
+
     def keep_ahead(
         self,
         part: _Ahead | _BibAhead | _CslAhead,
@@ -473,7 +481,8 @@ class _Reading:
             whole = expand and isinstance(part, _BibAhead)
             wanted = [
                 i for i in span
-                if whole or i in copies or self.ahead[-1 - self.where[i]] is None
+                if self.where[i] < 0
+                and (whole or i in copies or self.ahead[-1 - self.where[i]] is None)
             ]  # fmt: skip
             if not wanted:
                 continue
@@ -642,7 +651,8 @@ def _read_into(
             continue
         bib = _bib_parts(opened, options)
         if bib is not None:
-            for identities in _read_bib(bib, opened.name, options, warn, reading, encode):
+            assert isinstance(opened.source, bytes)
+            for identities in _read_bib(bib, opened.source, options, warn, reading, encode):
                 stats.read += 1
                 yield identities
             continue
@@ -737,17 +747,20 @@ class _Made(NamedTuple):
     """What a worker tells of the records of a part it read and extracted ahead, besides
     their `Prepared`: each one's identities and warnings, and the `@string`s (name, raw)
     and `@preamble`s they carry, in order of first use (`Definitions.add` gives the same
-    from them as from the records)."""
+    from them as from the records); with `raw`, each record's key and, by its place in the
+    part, the records `raw` asked for as read (before bidi controls are stripped)."""
 
     read: list[tuple[list[str], list[str]]]
     latex: tuple[list[tuple[str, str]], tuple[str, ...]]
+    keys: list[str]
+    raw: dict[int, bytes]
 
     @staticmethod
     def of_blob(blob: bytes) -> tuple[_Made, list[bytes], list[Plain] | None, list[bytes]]:
         """`_work_ahead`'s blob: the `_Made`, and each record's encoding, `Prepared.plain`
         (None: the stages failed) and `Prepared.held`."""
-        read, latex, data, done, held = marshal.loads(blob)
-        return _Made(read, latex), data, done, held
+        read, latex, keys, raw, data, done, held = marshal.loads(blob)
+        return _Made(read, latex, keys, raw), data, done, held
 
 
 Read = Callable[[Report], Iterable[Record]]
@@ -756,24 +769,36 @@ report given, before the record comes."""
 
 
 def _work_ahead(
-    options: ConvertOptions, encode: Encoder, *, strict: bool
+    options: ConvertOptions,
+    encode: Encoder,
+    *,
+    strict: bool,
+    raw: Callable[[Record], bool] | None = None,
 ) -> Callable[[Read], bytes]:
     """What a worker does with the records of a part it read: the reader's warnings and the
     bidi controls stripped told back with each (or under `strict` a removal is the error),
     identities, the stages and `encode`, all in one marshal blob (`_Made.of_blob`). When a
     stage fails, the records are sent back without their `Prepared` and read again here,
-    so the error comes where it comes in one process."""
+    so the error comes where it comes in one process. `raw`: which records also come back
+    as read, with every record's key (`_Made`)."""
     texts = bool(options.pinned)
     stages, listing = _list_stage(options.stages)
 
     def work(reading: Read) -> bytes:
-        records, read = [], []
+        records: list[Record] = []
+        read: list[tuple[list[str], list[str]]] = []
         strings: dict[tuple[str, str], None] = {}
         preambles: dict[str, None] = {}
         pending: list[str] = []
+        keys: list[str] = []
+        sent: dict[int, bytes] = {}
         for record in reading(pending.append):
             told = pending.copy()
             pending.clear()
+            if raw is not None:
+                keys.append(record.key)
+                if raw(record):
+                    sent[len(records)] = record_bytes(record)
             record = _stripped(record, strict_report if strict else told.append)
             records.append(record)
             read.append((merge.identities(record), told))
@@ -790,29 +815,26 @@ def _work_ahead(
                 done.append(item.plain())
                 held.append(item.held)
         except BibError:
-            return marshal.dumps((read, latex, [], None, []))  # told when read again
+            return marshal.dumps((read, latex, keys, sent, [], None, []))  # told when read again
         if len(done) != len(records):
             raise RuntimeError("an extraction stage did not yield one record for each")
-        return marshal.dumps((read, latex, data, done, held))
+        return marshal.dumps((read, latex, keys, sent, data, done, held))
 
     return work
 
 
 def _bib_parts(opened: readers.Input, options: ConvertOptions) -> bibtex_parts.File | None:
     """A `.bib` cut into parts that workers read and extract ahead (`_read_bib`): with
-    `jobs` > 1, no lookups, `bibtex_parts.AFTER` characters or more, and no crossref or
-    xdata (a child needs its parent from anywhere in the file)."""
+    `jobs` > 1, no lookups, and `bibtex_parts.AFTER` characters or more."""
     source = opened.source
     if opened.fmt != "bibtex" or not _ahead(options) or not isinstance(source, bytes):
-        return None
-    if crossref.mentions(source):
         return None
     return bibtex_parts.split(source, opened.name, options.jobs)
 
 
 def _read_bib(
     file: bibtex_parts.File,
-    name: str,
+    source: bytes,
     options: ConvertOptions,
     warn: Report | None,
     reading: _Reading,
@@ -823,31 +845,131 @@ def _read_bib(
     Each part is read, and its records extracted and encoded, in a worker, in the same
     task (`bibtex_parts.read_parts` with `then`); a part read again here (a check failed)
     or whose stages failed is kept as read, and so are copies of a paper (read again,
-    `_Reading.keep_read`). The parse warnings come first, then each record's, as in one
-    process; when the first pass was wrong, the file is read whole here."""
-    work = _work_ahead(options, encode, strict=False)  # the parse warnings come first
+    `_Reading.keep_read`). In a file with crossrefs, a child is resolved here against its
+    parents (`_Parents`) and kept as read. The parse warnings come first, then each
+    record's, as in one process; when the first pass was wrong, the file is read whole
+    here."""
+    name = file.path
+    linked = crossref.mentions(source)
+    named = crossref.named(file.text) if linked else frozenset()
+
+    def raw(record: Record) -> bool:
+        return crossref.is_child(record) or record.key.casefold() in named
+
+    # the parse warnings come first: a record's are told here, in order
+    work = _work_ahead(options, encode, strict=False, raw=raw if linked else None)
     done = bibtex_parts.read_parts(file, options.jobs, lambda records: work(lambda _: records))
     if done is None:
-        data = file.text.encode("utf-8")
-        for record in bibtex.read(data, name, report=warn):
+        records = bibtex.read(source, name, report=warn)
+        for record in crossref.resolve(records, warn) if linked else records:
             yield reading.keep(_stripped(record, warn))
         return
     bibtex_parts.tell(done, name, warn, False)
-    first = True
+    parents = _Parents.of(file, done) if linked else None
 
-    def arrived() -> Iterator[tuple[list[str], list[str]] | Record]:
-        nonlocal first
-        for found in done:
+    def arrived() -> Iterator[tuple[list[str], list[str]] | Record | _Resolved]:
+        position = 0
+        for index, found in enumerate(done):
             if found.ahead is None:
-                yield from bibtex_parts.records(found, first)
-            else:
-                made, data, plain, held = _Made.of_blob(found.ahead)
-                ahead = _BibAhead(file, found, len(reading.where), found.total)
-                reading.keep_ahead(ahead, made, data, plain, held)
-                yield from made.read
-            first = first and not found.total
+                for record in (
+                    parents.read(index) if parents else bibtex_parts.records(found, position == 0)
+                ):
+                    yield crossref.resolved(record, parents.find, warn) if parents else record
+                position += found.total
+                continue
+            made, data, plain, held = _Made.of_blob(found.ahead)
+            first = len(reading.where)
+            reading.keep_ahead(_BibAhead(file, found, first, found.total), made, data, plain, held)
+            for offset, told in enumerate(made.read):
+                if parents is not None and parents.child(position):
+                    child = parents.at(position)
+                    yield _Resolved(first + offset, crossref.resolved(child, parents.find, warn))
+                else:
+                    yield told
+                position += 1
 
     yield from _kept(arrived(), options, warn, reading)
+
+
+class _Resolved(NamedTuple):
+    """A child read ahead in a worker, resolved here against its parents: kept as read at
+    `position` instead (`_Reading.keep_instead`)."""
+
+    position: int
+    record: Record
+
+
+@dataclass
+class _Parents:
+    """The records of a `.bib` read in parts that `crossref.resolved` asks for, found by key
+    as `crossref.resolve` finds them in the whole file: the last record of a key, else the
+    last of it in any case. Workers send back, as read, the children and the records whose
+    keys the text seems to name (`crossref.named`); any other one asked for is read again
+    from its part. The same position gives the same Record (`resolved` tells a record by
+    identity)."""
+
+    file: bibtex_parts.File
+    done: list[bibtex_parts.Read]
+    starts: list[int]
+    """Each part's first record's position in the file."""
+    by_key: dict[str, int]
+    by_folded: dict[str, int]
+    sent: dict[int, bytes]
+    children: frozenset[int]
+    known: dict[int, Record] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, file: bibtex_parts.File, done: list[bibtex_parts.Read]) -> _Parents:
+        starts: list[int] = []
+        keys: list[str] = []
+        sent: dict[int, bytes] = {}
+        children: set[int] = set()
+        known: dict[int, Record] = {}
+        for found in done:
+            start = len(keys)
+            starts.append(start)
+            if found.ahead is None:
+                for offset, record in enumerate(bibtex_parts.records(found, start == 0)):
+                    known[start + offset] = record
+                    keys.append(record.key)
+                    if crossref.is_child(record):
+                        children.add(start + offset)
+                continue
+            made = _Made.of_blob(found.ahead)[0]
+            keys.extend(made.keys)
+            for offset, data in made.raw.items():
+                sent[start + offset] = data
+        for position, data in sent.items():
+            record = known[position] = record_of(data)
+            if crossref.is_child(record):
+                children.add(position)
+        by_key = {key: i for i, key in enumerate(keys)}
+        by_folded = {key.casefold(): i for i, key in enumerate(keys)}
+        return cls(file, done, starts, by_key, by_folded, sent, frozenset(children), known)
+
+    def child(self, position: int) -> bool:
+        return position in self.children
+
+    def read(self, index: int) -> list[Record]:
+        """The records of part `index` (read here, not ahead)."""
+        start = self.starts[index]
+        return [self.known[start + offset] for offset in range(self.done[index].total)]
+
+    def at(self, position: int) -> Record:
+        """The record at `position` in the file, as read."""
+        if position not in self.known:
+            index = bisect.bisect_right(self.starts, position) - 1
+            start = self.starts[index]
+            for offset, record in enumerate(self.file.again(self.done[index])):
+                self.known.setdefault(start + offset, record)
+        return self.known[position]
+
+    def find(self, key: str) -> Record | None:
+        """`crossref.Find`: the record `key` names."""
+        position = self.by_key.get(key)
+        if position is None:
+            position = self.by_folded.get(key.casefold())
+        return None if position is None else self.at(position)
 
 
 def _read_csl(
@@ -897,16 +1019,19 @@ def _read_csl(
 
 
 def _kept(
-    items: Iterator[tuple[list[str], list[str]] | Record],
+    items: Iterator[tuple[list[str], list[str]] | Record | _Resolved],
     options: ConvertOptions,
     warn: Report | None,
     reading: _Reading,
 ) -> Iterator[list[str]]:
     """The identities of records read ahead (each with what to tell of it) or read here
-    (a Record, kept and told here), in order, seen by `progress`."""
+    (a Record, or a `_Resolved` child, kept and told here), in order, seen by `progress`."""
     for item in options.progress(items) if options.progress else items:
         if isinstance(item, Record):
             yield reading.keep(_stripped(item, warn))
+            continue
+        if isinstance(item, _Resolved):
+            yield reading.keep_instead(item.position, _stripped(item.record, warn))
             continue
         identities, told = item
         if warn is not None:

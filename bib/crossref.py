@@ -15,6 +15,7 @@ and kept as it is.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
 
@@ -22,6 +23,9 @@ from bib.readers import names
 from bib.record import EntryType, Record, evolve
 
 Report = Callable[[str], None]
+Find = Callable[[str], "Record | None"]
+"""The record a key names in the file, as `resolve` finds it (the last of that key, else the
+last of that key in any case), or None."""
 
 _NEVER = frozenset(
     "ids crossref xref xdata entryset entrysubtype execute label options presort related "  # noqa: SIM905
@@ -123,36 +127,58 @@ def resolve(records: Iterable[Record], report: Report | None = None) -> Iterator
     held = list(records)
     by_key = {record.key: record for record in held}
     by_folded = {record.key.casefold(): record for record in held}  # BibTeX ignores case
+
+    def find(key: str) -> Record | None:
+        return by_key.get(key) or by_folded.get(key.casefold())
+
     for record in held:
-        yield _resolved(record, by_key, by_folded, report)
+        yield resolved(record, find, report)
 
 
-def _parent(key: str, by_key: dict[str, Record], by_folded: dict[str, Record]) -> Record | None:
-    return by_key.get(key) or by_folded.get(key.casefold())
-
-
-def _resolved(
-    record: Record,
-    by_key: dict[str, Record],
-    by_folded: dict[str, Record],
-    report: Report | None,
-) -> Record:
-    if not record.fields:
-        return record
+def _references(record: Record) -> Iterator[tuple[str, str]]:
+    """(`xdata` or `crossref`, key) for each key the record names, in the order inherited."""
     for name in ("xdata", "crossref"):
         value = _field(record, name)
         keys = [k.strip() for k in value.split(",") if k.strip()] if name == "xdata" else [value]
         for key in filter(None, (k.strip() for k in keys)):
-            parent = _parent(key, by_key, by_folded)
-            if parent is None or parent is record:
-                if report is not None:
-                    report(f"warning: {_where(record)}: {name} '{key}' is not an entry of the file")
-                continue
-            # the parent's own crossref first (biber resolves chains), one level deep
-            grand = _parent(_field(parent, "crossref"), by_key, by_folded)
-            if grand is not None and grand is not parent and grand is not record:
-                parent = inherit(parent, grand)
-            record = inherit(record, parent, as_xdata=name == "xdata")
+            yield name, key
+
+
+def is_child(record: Record) -> bool:
+    """Whether `resolved` may change the record (it names a crossref or xdata parent)."""
+    return bool(record.fields) and next(_references(record), None) is not None
+
+
+_NAMED = re.compile(r"\b(?:crossref|xdata)[ \t\n]*=[ \t\n]*[{\"]([^{}\"]*)[}\"]", re.IGNORECASE)
+
+
+def named(text: str) -> frozenset[str]:
+    """The keys (casefolded) a `.bib`'s text seems to name as crossref or xdata parents: a
+    plain `{key}` or `"key"` value (one built from `@string`s is not found)."""
+    return frozenset(
+        key.strip().casefold()
+        for match in _NAMED.finditer(text)
+        for key in match.group(1).split(",")
+        if key.strip()
+    )
+
+
+def resolved(record: Record, find: Find, report: Report | None = None) -> Record:
+    """The record with what its crossref and xdata parents give it (`find` finds them by
+    key); a parent not found, or the record itself, is reported."""
+    if not record.fields:
+        return record
+    for name, key in _references(record):
+        parent = find(key)
+        if parent is None or parent is record:
+            if report is not None:
+                report(f"warning: {_where(record)}: {name} '{key}' is not an entry of the file")
+            continue
+        # the parent's own crossref first (biber resolves chains), one level deep
+        grand = find(_field(parent, "crossref"))
+        if grand is not None and grand is not parent and grand is not record:
+            parent = inherit(parent, grand)
+        record = inherit(record, parent, as_xdata=name == "xdata")
     return record
 
 
