@@ -173,3 +173,50 @@ def test_two_bibs_defining_a_string_differently_write_the_same_bytes_for_every_j
     assert read_ahead, "no part was read ahead"
     assert told["1"] == told["2"]
     assert "is defined differently in two inputs" in told["2"][2]
+
+
+CROSSREF = (
+    r"""@string{pk = {hidden}}
+@inbook{chapter, crossref = {Whole}, title = {A Chapter}, pages = {1--9}}
+@incollection{macro, crossref = pk, title = {Its parent named through a macro}}
+@inbook{lost, crossref = {nowhere}, title = {Lost}}
+@misc{self, crossref = {self}, title = {Itself}}
+@article{one, title = {One}, author = {Bo Chan}, year = 2010, xdata = {pub}}
+@article{plain, title = {Plain Sparse Routing}, author = {Di Eng}, year = 2011}
+@xdata{pub, publisher = {Shared """
+    "\u202e"
+    r"""Press}}
+@book{whole, title = {The Whole Book}, author = {Ann Lee}, year = 2001, crossref = {set}}
+@mvbook{set, title = {The Set}, publisher = {P}, year = 2000}
+@collection{hidden, title = {Hidden Collection}, editor = {Ed Fox}, year = 2003}
+@article{again, title = {Plain Sparse Routing}, author = {Di Eng}, year = 2011}
+"""
+)
+"""A `.bib` whose children come before their parents, parts apart: a parent named in
+another case, one named through a macro (the workers do not send it back), one missing,
+a record naming itself, an xdata parent with a bidi control, a parent with a parent."""
+
+
+def test_crossref_children_read_ahead_write_the_same_bytes_and_warnings_for_every_jobs(
+    cli: Callable[..., Result], tmp_path: Path, read_ahead: list[int]
+) -> None:
+    path = tmp_path / "in.bib"
+    path.write_text(CROSSREF, encoding="utf-8")
+    told = {jobs: _told(cli, [path], tmp_path / f"j{jobs}.bib", jobs) for jobs in "123"}
+    assert read_ahead, "no part was read ahead"
+    assert told["1"] == told["2"] == told["3"]
+    assert told["2"][3] == 0
+    assert b"Hidden Collection" in told["2"][1]
+    assert "crossref 'nowhere' is not an entry of the file" in told["2"][2]
+    assert "crossref 'self' is not an entry of the file" in told["2"][2]
+
+
+def test_strict_stops_at_the_same_crossref_warning_for_every_jobs(
+    cli: Callable[..., Result], tmp_path: Path, read_ahead: list[int]
+) -> None:
+    path = tmp_path / "in.bib"
+    path.write_text(CROSSREF, encoding="utf-8")
+    told = [_told(cli, [path], tmp_path / f"j{n}.bib", n, "--strict") for n in "12"]
+    assert told[0] == told[1]
+    assert told[1][3] == 2
+    assert "crossref 'nowhere'" in told[1][2]
