@@ -427,6 +427,9 @@ class _Reading:
     held_at: dict[int, int] = field(default_factory=dict)
     """Where in `held` a record extracted ahead is, by its position in `where`."""
     parts: list[_Ahead | _BibAhead | _CslAhead] = field(default_factory=list)
+    as_read: dict[int, int] = field(default_factory=dict)
+    """Where in `raw` a record extracted ahead is kept as read too, by its position in
+    `where` (a `.bib`'s: `_Made.kept`)."""
 
     def keep(self, record: Record) -> list[str]:
         """Keep a record read here; its identities."""
@@ -455,6 +458,12 @@ class _Reading:
         them), `held` each `Prepared.held`."""
         strings, preambles = made.latex
         self.definitions.add(LatexSource((), tuple(StringDef(*s) for s in strings), preambles))
+        if made.kept:
+            at, read = len(self.raw.offsets), len(self.where)
+            self.raw.add_all(made.kept)
+            self.as_read.update(
+                zip(range(read, read + part.total), range(at, at + part.total), strict=True)
+            )
         self.parts.append(part)
         first, at = len(self.ahead), len(self.done.offsets)
         read = len(self.where)
@@ -485,6 +494,10 @@ class _Reading:
                 and (whole or i in copies or self.ahead[-1 - self.where[i]] is None)
             ]  # fmt: skip
             if not wanted:
+                continue
+            if isinstance(part, _BibAhead):
+                for i in wanted:
+                    self.where[i] = self.as_read[i]
                 continue
             records = part.records()
             for i in wanted:
@@ -534,16 +547,11 @@ class _CslAhead(NamedTuple):
 
 class _BibAhead(NamedTuple):
     """A part of a `.bib` that a worker read and extracted ahead (`bibtex_parts.read_parts`
-    with `then`): the file, the part as read, the first record read from it and their total."""
+    with `then`): the first record read from it and their total. Its records came back as
+    `_Reading.keep` keeps them too (`_Reading.as_read`), so none is read again."""
 
-    file: bibtex_parts.File
-    found: bibtex_parts.Read
     first: int
     total: int
-
-    def records(self) -> list[Record]:
-        """The part's records, read again."""
-        return self.file.again(self.found)
 
 
 def _in_order(
@@ -747,20 +755,28 @@ class _Made(NamedTuple):
     """What a worker tells of the records of a part it read and extracted ahead, besides
     their `Prepared`: each one's identities and warnings, and the `@string`s (name, raw)
     and `@preamble`s they carry, in order of first use (`Definitions.add` gives the same
-    from them as from the records); with `raw`, each record's key and, by its place in the
-    part, the records `raw` asked for as read (before bidi controls are stripped)."""
+    from them as from the records); with `as_read`, also each record as `_Reading.keep`
+    keeps it (`kept`), those whose bidi controls were stripped as read before that
+    (`unstripped`, by place in the part), each one's key, and the places of the crossref
+    children."""
 
     read: list[tuple[list[str], list[str]]]
     latex: tuple[list[tuple[str, str]], tuple[str, ...]]
+    kept: list[bytes]
+    unstripped: dict[int, bytes]
     keys: list[str]
-    raw: dict[int, bytes]
+    children: list[int]
+
+    def as_read(self, offset: int) -> bytes:
+        """The record at `offset` in the part as the reader gave it (`record_bytes`)."""
+        return self.unstripped.get(offset) or self.kept[offset]
 
     @staticmethod
     def of_blob(blob: bytes) -> tuple[_Made, list[bytes], list[Plain] | None, list[bytes]]:
         """`_work_ahead`'s blob: the `_Made`, and each record's encoding, `Prepared.plain`
         (None: the stages failed) and `Prepared.held`."""
-        read, latex, keys, raw, data, done, held = marshal.loads(blob)
-        return _Made(read, latex, keys, raw), data, done, held
+        read, latex, kept, unstripped, keys, children, data, done, held = marshal.loads(blob)
+        return _Made(read, latex, kept, unstripped, keys, children), data, done, held
 
 
 Read = Callable[[Report], Iterable[Record]]
@@ -773,14 +789,15 @@ def _work_ahead(
     encode: Encoder,
     *,
     strict: bool,
-    raw: Callable[[Record], bool] | None = None,
+    as_read: bool = False,
 ) -> Callable[[Read], bytes]:
     """What a worker does with the records of a part it read: the reader's warnings and the
     bidi controls stripped told back with each (or under `strict` a removal is the error),
     identities, the stages and `encode`, all in one marshal blob (`_Made.of_blob`). When a
     stage fails, the records are sent back without their `Prepared` and read again here,
-    so the error comes where it comes in one process. `raw`: which records also come back
-    as read, with every record's key (`_Made`)."""
+    so the error comes where it comes in one process. `as_read`: the records also come
+    back as read, with their keys (`_Made`), so that copies of a paper and crossref children
+    need no part read again here."""
     texts = bool(options.pinned)
     stages, listing = _list_stage(options.stages)
 
@@ -790,16 +807,22 @@ def _work_ahead(
         strings: dict[tuple[str, str], None] = {}
         preambles: dict[str, None] = {}
         pending: list[str] = []
+        kept: list[bytes] = []
+        unstripped: dict[int, bytes] = {}
         keys: list[str] = []
-        sent: dict[int, bytes] = {}
+        children: list[int] = []
         for record in reading(pending.append):
             told = pending.copy()
             pending.clear()
-            if raw is not None:
-                keys.append(record.key)
-                if raw(record):
-                    sent[len(records)] = record_bytes(record)
+            read_as = record
             record = _stripped(record, strict_report if strict else told.append)
+            if as_read:
+                kept.append(record_bytes(record))
+                if record is not read_as:
+                    unstripped[len(records)] = record_bytes(read_as)
+                keys.append(record.key)
+                if crossref.is_child(read_as):
+                    children.append(len(records))
             records.append(record)
             read.append((merge.identities(record), told))
             if record.latex is not None:
@@ -815,10 +838,11 @@ def _work_ahead(
                 done.append(item.plain())
                 held.append(item.held)
         except BibError:
-            return marshal.dumps((read, latex, keys, sent, [], None, []))  # told when read again
+            made = (read, latex, kept, unstripped, keys, children)
+            return marshal.dumps((*made, [], None, []))  # told when read again
         if len(done) != len(records):
             raise RuntimeError("an extraction stage did not yield one record for each")
-        return marshal.dumps((read, latex, keys, sent, data, done, held))
+        return marshal.dumps((read, latex, kept, unstripped, keys, children, data, done, held))
 
     return work
 
@@ -851,13 +875,8 @@ def _read_bib(
     here."""
     name = file.path
     linked = crossref.mentions(source)
-    named = crossref.named(file.text) if linked else frozenset()
-
-    def raw(record: Record) -> bool:
-        return crossref.is_child(record) or record.key.casefold() in named
-
     # the parse warnings come first: a record's are told here, in order
-    work = _work_ahead(options, encode, strict=False, raw=raw if linked else None)
+    work = _work_ahead(options, encode, strict=False, as_read=True)
     done = bibtex_parts.read_parts(file, options.jobs, lambda records: work(lambda _: records))
     if done is None:
         records = bibtex.read(source, name, report=warn)
@@ -865,21 +884,23 @@ def _read_bib(
             yield reading.keep(_stripped(record, warn))
         return
     bibtex_parts.tell(done, name, warn, False)
-    parents = _Parents.of(file, done) if linked else None
+    parents = _Parents.of(done) if linked else None
 
     def arrived() -> Iterator[tuple[list[str], list[str]] | Record | _Resolved]:
         position = 0
         for index, found in enumerate(done):
             if found.ahead is None:
                 for record in (
-                    parents.read(index) if parents else bibtex_parts.records(found, position == 0)
+                    parents.read(index, found.total)
+                    if parents
+                    else bibtex_parts.records(found, position == 0)
                 ):
                     yield crossref.resolved(record, parents.find, warn) if parents else record
                 position += found.total
                 continue
             made, data, plain, held = _Made.of_blob(found.ahead)
             first = len(reading.where)
-            reading.keep_ahead(_BibAhead(file, found, first, found.total), made, data, plain, held)
+            reading.keep_ahead(_BibAhead(first, found.total), made, data, plain, held)
             for offset, told in enumerate(made.read):
                 if parents is not None and parents.child(position):
                     child = parents.at(position)
@@ -903,66 +924,61 @@ class _Resolved(NamedTuple):
 class _Parents:
     """The records of a `.bib` read in parts that `crossref.resolved` asks for, found by key
     as `crossref.resolve` finds them in the whole file: the last record of a key, else the
-    last of it in any case. Workers send back, as read, the children and the records whose
-    keys the text seems to name (`crossref.named`); any other one asked for is read again
-    from its part. The same position gives the same Record (`resolved` tells a record by
-    identity)."""
+    last of it in any case, as read (workers send each back, `_Made.as_read`). The same
+    position gives the same Record (`resolved` tells a record by identity)."""
 
-    file: bibtex_parts.File
-    done: list[bibtex_parts.Read]
+    made: list[_Made | None]
+    """Each part's, None for a part read here (its records are `known`)."""
     starts: list[int]
     """Each part's first record's position in the file."""
     by_key: dict[str, int]
     by_folded: dict[str, int]
-    sent: dict[int, bytes]
     children: frozenset[int]
     known: dict[int, Record] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, file: bibtex_parts.File, done: list[bibtex_parts.Read]) -> _Parents:
+    def of(cls, done: list[bibtex_parts.Read]) -> _Parents:
+        made: list[_Made | None] = []
         starts: list[int] = []
         keys: list[str] = []
-        sent: dict[int, bytes] = {}
         children: set[int] = set()
         known: dict[int, Record] = {}
         for found in done:
             start = len(keys)
             starts.append(start)
             if found.ahead is None:
+                made.append(None)
                 for offset, record in enumerate(bibtex_parts.records(found, start == 0)):
                     known[start + offset] = record
                     keys.append(record.key)
                     if crossref.is_child(record):
                         children.add(start + offset)
                 continue
-            made = _Made.of_blob(found.ahead)[0]
-            keys.extend(made.keys)
-            for offset, data in made.raw.items():
-                sent[start + offset] = data
-        for position, data in sent.items():
-            record = known[position] = record_of(data)
-            if crossref.is_child(record):
-                children.add(position)
+            part = _Made.of_blob(found.ahead)[0]
+            made.append(part)
+            keys.extend(part.keys)
+            children.update(start + offset for offset in part.children)
         by_key = {key: i for i, key in enumerate(keys)}
         by_folded = {key.casefold(): i for i, key in enumerate(keys)}
-        return cls(file, done, starts, by_key, by_folded, sent, frozenset(children), known)
+        return cls(made, starts, by_key, by_folded, frozenset(children), known)
 
     def child(self, position: int) -> bool:
         return position in self.children
 
-    def read(self, index: int) -> list[Record]:
-        """The records of part `index` (read here, not ahead)."""
+    def read(self, index: int, total: int) -> list[Record]:
+        """The `total` records of part `index` (read here, not ahead)."""
         start = self.starts[index]
-        return [self.known[start + offset] for offset in range(self.done[index].total)]
+        return [self.known[start + offset] for offset in range(total)]
 
     def at(self, position: int) -> Record:
         """The record at `position` in the file, as read."""
-        if position not in self.known:
+        found = self.known.get(position)
+        if found is None:
             index = bisect.bisect_right(self.starts, position) - 1
-            start = self.starts[index]
-            for offset, record in enumerate(self.file.again(self.done[index])):
-                self.known.setdefault(start + offset, record)
-        return self.known[position]
+            made = self.made[index]
+            assert made is not None, "a part read here has its records known"
+            found = self.known[position] = record_of(made.as_read(position - self.starts[index]))
+        return found
 
     def find(self, key: str) -> Record | None:
         """`crossref.Find`: the record `key` names."""

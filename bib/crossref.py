@@ -15,7 +15,6 @@ and kept as it is.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
 
@@ -147,20 +146,6 @@ def _references(record: Record) -> Iterator[tuple[str, str]]:
 def is_child(record: Record) -> bool:
     """Whether `resolved` may change the record (it names a crossref or xdata parent)."""
     return bool(record.fields) and next(_references(record), None) is not None
-
-
-_NAMED = re.compile(r"\b(?:crossref|xdata)[ \t\n]*=[ \t\n]*[{\"]([^{}\"]*)[}\"]", re.IGNORECASE)
-
-
-def named(text: str) -> frozenset[str]:
-    """The keys (casefolded) a `.bib`'s text seems to name as crossref or xdata parents: a
-    plain `{key}` or `"key"` value (one built from `@string`s is not found)."""
-    return frozenset(
-        key.strip().casefold()
-        for match in _NAMED.finditer(text)
-        for key in match.group(1).split(",")
-        if key.strip()
-    )
 
 
 def resolved(record: Record, find: Find, report: Report | None = None) -> Record:

@@ -268,16 +268,6 @@ class File:
             ahead,
         )
 
-    def again(self, found: Read) -> list[Record]:
-        """The records of a part a worker read (`found`, sent `ahead`), read again here as
-        the whole-file read gives them (a part that sent `ahead` starts at its own place
-        and was told the right keys, `read_parts`)."""
-        read = self.read(found.index, found.start)
-        records = list(map(record_of, read.records))
-        if found.index == 0 and records:
-            records[0] = record_of(read.first)
-        return records
-
 
 def read(
     data: bytes,
