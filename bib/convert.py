@@ -452,33 +452,41 @@ class _Reading:
         data: list[bytes],
         done: list[Plain] | None,
         held: list[bytes],
+        stored: _Stored | None = None,
     ) -> None:
         """Keep what a worker made of the records of a part it read: `made` its `_Made`, `data`
         what `encode` made of each, `done` the rest of each `Prepared` (None: it could not make
-        them), `held` each `Prepared.held`."""
+        them), `held` each `Prepared.held`; `stored`: where `store` put `data` and
+        `made.kept` already (`data` is then empty)."""
+        if stored is None:
+            stored = self.store(made, data)
         strings, preambles = made.latex
         self.definitions.add(LatexSource((), tuple(StringDef(*s) for s in strings), preambles))
-        if made.kept:
-            at, read = len(self.raw.offsets), len(self.where)
-            self.raw.add_all(made.kept)
-            self.as_read.update(
-                zip(range(read, read + part.total), range(at, at + part.total), strict=True)
-            )
-        self.parts.append(part)
-        first, at = len(self.ahead), len(self.done.offsets)
         read = len(self.where)
+        if stored.kept:
+            kept = range(stored.raw, stored.raw + part.total)
+            self.as_read.update(zip(range(read, read + part.total), kept, strict=True))
+        self.parts.append(part)
+        first = len(self.ahead)
         self.where.extend(range(-1 - first, -1 - first - part.total, -1))
         if done is None:
             self.ahead.extend(itertools.repeat(None, part.total))
             self.ahead_at.extend(itertools.repeat(-1, part.total))
             return
-        self.done.add_all(data)
         self.ahead.extend(Prepared.of_plain(plain, b"") for plain in done)
-        self.ahead_at.extend(range(at, at + part.total))
+        self.ahead_at.extend(range(stored.done, stored.done + part.total))
         for offset, record in enumerate(held):
             if record:
                 self.held_at[read + offset] = len(self.held.offsets)
                 self.held.add_bytes(record)
+
+    def store(self, made: _Made, data: list[bytes]) -> _Stored:
+        """Write what a worker made of a part into the spools (its entries, and its records
+        as kept, `_Made.kept`), before the part is kept (`keep_ahead`): where they are."""
+        stored = _Stored(len(self.raw.offsets), len(self.done.offsets), bool(made.kept))
+        self.raw.add_all(made.kept)
+        self.done.add_all(data)
+        return stored
 
     def keep_read(self, copies: Collection[int], expand: bool = False) -> None:
         """Read again, and keep as read, the records extracted ahead that are copies of a
@@ -503,6 +511,15 @@ class _Reading:
             for i in wanted:
                 self.where[i] = len(self.raw.offsets)
                 self.raw.add(_stripped(records[i - part.first], None))
+
+
+class _Stored(NamedTuple):
+    """Where `_Reading.store` wrote a part's records as kept (in `raw`, when `kept`) and its
+    entries (in `done`)."""
+
+    raw: int
+    done: int
+    kept: bool
 
 
 class _Ahead(NamedTuple):
@@ -877,14 +894,26 @@ def _read_bib(
     linked = crossref.mentions(source)
     # the parse warnings come first: a record's are told here, in order
     work = _work_ahead(options, encode, strict=False, as_read=True)
-    done = bibtex_parts.read_parts(file, options.jobs, lambda records: work(lambda _: records))
+    stored: dict[int, tuple[_Made, _Stored, list[Plain] | None, list[bytes]]] = {}
+
+    def take(found: bibtex_parts.Read) -> None:
+        """Into the spools while the workers read on: the blob is not held to the end."""
+        assert found.ahead is not None
+        made, data, plain, held = _Made.of_blob(found.ahead)
+        at = reading.store(made, data)
+        stored[found.index] = (made if linked else made._replace(kept=[]), at, plain, held)
+        found.ahead = b""
+
+    done = bibtex_parts.read_parts(
+        file, options.jobs, lambda records: work(lambda _: records), take
+    )
     if done is None:
         records = bibtex.read(source, name, report=warn)
         for record in crossref.resolve(records, warn) if linked else records:
             yield reading.keep(_stripped(record, warn))
         return
     bibtex_parts.tell(done, name, warn, False)
-    parents = _Parents.of(done) if linked else None
+    parents = _Parents.of(done, stored) if linked else None
 
     def arrived() -> Iterator[tuple[list[str], list[str]] | Record | _Resolved]:
         position = 0
@@ -898,9 +927,9 @@ def _read_bib(
                     yield crossref.resolved(record, parents.find, warn) if parents else record
                 position += found.total
                 continue
-            made, data, plain, held = _Made.of_blob(found.ahead)
+            made, at, plain, held = stored.pop(found.index)
             first = len(reading.where)
-            reading.keep_ahead(_BibAhead(first, found.total), made, data, plain, held)
+            reading.keep_ahead(_BibAhead(first, found.total), made, [], plain, held, at)
             for offset, told in enumerate(made.read):
                 if parents is not None and parents.child(position):
                     child = parents.at(position)
@@ -937,7 +966,11 @@ class _Parents:
     known: dict[int, Record] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, done: list[bibtex_parts.Read]) -> _Parents:
+    def of(
+        cls,
+        done: list[bibtex_parts.Read],
+        stored: Mapping[int, tuple[_Made, _Stored, list[Plain] | None, list[bytes]]],
+    ) -> _Parents:
         made: list[_Made | None] = []
         starts: list[int] = []
         keys: list[str] = []
@@ -954,7 +987,7 @@ class _Parents:
                     if crossref.is_child(record):
                         children.add(start + offset)
                 continue
-            part = _Made.of_blob(found.ahead)[0]
+            part = stored[found.index][0]
             made.append(part)
             keys.extend(part.keys)
             children.update(start + offset for offset in part.children)

@@ -305,12 +305,19 @@ def split(data: bytes, path: str, jobs: int) -> File | None:
     return File(text, path, parts, presumed, strings, preambles, bibtex.Decoding())
 
 
-def read_parts(file: File, jobs: int, then: Then | None = None) -> list[Read] | None:
+def read_parts(
+    file: File,
+    jobs: int,
+    then: Then | None = None,
+    arrived: Callable[[Read], None] | None = None,
+) -> list[Read] | None:
     """Every part read (in workers), checked, and read again here where a check fails; None
     when the first pass was wrong about the `@string`s or `@preamble`s. With `then`, a
     worker sends what it makes of its part's records (`Read.ahead`) instead of them; a
     part read again here sends its records (and so does the first part with a record when
-    it is not the first part and the file has preambles: its worker could not know)."""
+    it is not the first part and the file has preambles: its worker could not know).
+    `arrived` sees each part that kept its `ahead`, in order, once it is checked (while the
+    workers read on), and may take it (`ahead` set to empty bytes)."""
 
     def work(index: int) -> bytes:
         part = file.parts[index]
@@ -343,6 +350,8 @@ def read_parts(file: File, jobs: int, then: Then | None = None) -> list[Read] | 
         if found.ahead is not None and found.total and index > 0 and file.preambles and not seen:
             found = file.read(index, at, dict(seen))  # the file's first record, not ahead
         seen.update(found.keys)
+        if arrived is not None and found.ahead is not None:
+            arrived(found)
         done.append(found)
         at = found.resume
     return done
