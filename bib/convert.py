@@ -79,7 +79,8 @@ class ConvertOptions:
     told once, not once per list), and `strict` makes the first warning an error
     (`strict_report`); `pinned` maps record ids to keys they keep, and `keys_from` names
     files whose keys are kept (`convert` adds the outputs that exist); `jobs` worker
-    processes read long paper lists and extract large inputs; `progress` sees the records as
+    processes read and extract long paper lists, `.bib` and CSL-JSON files, and extract
+    other large inputs; `progress` sees the records as
     they are extracted (`Progress`); `output` says how entries are rendered."""
 
     source_format: str | None = None
@@ -288,12 +289,14 @@ def spool(
     default the record itself; a caller that needs only some rendering of it keeps that
     (`Spooled.items`).
 
-    With `jobs` > 1, a paper list of `PARALLEL_AFTER` paragraphs or more is read, extracted
-    and encoded ahead, part by part, in that many worker processes (`_read_list`; the few
-    copies of a paper are read again and merged first), and any other input of more than
-    `PARALLEL_AFTER` records is extracted and encoded in them, batch by batch, after
-    merging (`Workers`); always in order. Merging, lookups, keys and the spool stay here, so
-    the result is the same for every `jobs`."""
+    With `jobs` > 1, a paper list of `PARALLEL_AFTER` paragraphs or more, a `.bib` of
+    `bibtex_parts.AFTER` characters or more and a CSL-JSON file of `PARALLEL_AFTER` items or
+    more are read, extracted and encoded ahead, part by part, in that many worker processes
+    (`_read_list`, `_read_bib`, `_read_csl`; the few copies of a paper, and a `.bib`'s
+    crossref children, are taken as read and merged or resolved first), and whatever else
+    is left of more than `PARALLEL_AFTER` records is extracted and encoded in them, batch by
+    batch, after merging (`Workers`); always in order. Merging, lookups, keys and the spool
+    stay here, so the result is the same for every `jobs`."""
     options = options or ConvertOptions()
     if options.report is not None:
         options = replace(options, report=_once(options.report))
@@ -658,7 +661,7 @@ def _read_into(
     """The identities of every record read, each record kept (`reading`) until its paper's
     copies are known (`merge.groups` needs every identity); `definitions` gets the
     `@preamble`s and `@string`s of `.bib` inputs. A long paper list is read and extracted
-    ahead in worker processes when `jobs` says so (`_read_list`)."""
+    ahead in worker processes when `jobs` says so (`_read_list`, `_read_bib`, `_read_csl`)."""
     warn = _warnings(options)
     for path in paths:
         stats.files += 1
