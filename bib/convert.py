@@ -494,8 +494,9 @@ class _Reading:
     def keep_read(self, copies: Collection[int], expand: bool = False) -> None:
         """Read again, and keep as read, the records extracted ahead that are copies of a
         paper (they are merged first) or that could not be extracted ahead, and with
-        `expand` (two inputs define an `@string` differently) every record of a `.bib`: each
-        part that holds one is parsed once more, here."""
+        `expand` (two inputs define an `@string` differently) every record of a `.bib`: a
+        `.bib`'s are taken as the worker sent them back (`as_read`), every other part that
+        holds one is parsed once more, here."""
         for part in self.parts:
             span = range(part.first, part.first + part.total)
             whole = expand and isinstance(part, _BibAhead)

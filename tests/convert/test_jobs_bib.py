@@ -193,8 +193,8 @@ CROSSREF = (
 """
 )
 """A `.bib` whose children come before their parents, parts apart: a parent named in
-another case, one named through a macro (the workers do not send it back), one missing,
-a record naming itself, an xdata parent with a bidi control, a parent with a parent."""
+another case, one named through a macro, one missing, a record naming itself, an xdata
+parent with a bidi control (inherited as read, then stripped), a parent with a parent."""
 
 
 def test_crossref_children_read_ahead_write_the_same_bytes_and_warnings_for_every_jobs(
