@@ -95,6 +95,39 @@ def test_from_latex_of_text_with_math_and_citations_equals_its_pylatexenc_refere
     assert from_latex(value) == from_latex_reference(value)
 
 
+STYLED = st.sampled_from(["emph", "textbf", "textit", "texttt", "emphx", "mbox"])
+NESTED_MARKUP = st.builds(
+    lambda name, parts: "\\" + name + "{" + "".join(parts) + "}",
+    STYLED,
+    st.lists(
+        st.one_of(
+            MARKUP_PIECES,
+            st.builds(lambda name, part: "\\" + name + "{" + part + "}", STYLED, MARKUP_PIECES),
+        ),
+        max_size=6,
+    ),
+)
+
+
+@settings(max_examples=200)  # pylatexenc reads every example (10 s for 1,000 under CI)
+@given(st.lists(st.one_of(MARKUP_PIECES, NESTED_MARKUP), max_size=8).map("".join))
+@example("we introduce \\textbf{\\emph{Feature Activation Coverage} (FAC)} which")
+@example("\\textbf{a \\emph{b}\\textit{c} d *e*}")
+@example("\\textbf{\\emph {x}}")
+@example("\\textbf{\\alpha\\emph{x}}")
+@example("\\textbf{\\emph{\\url{x}}}")
+def test_from_latex_of_formatting_inside_formatting_equals_its_pylatexenc_reference(value):
+    assert from_latex(value) == from_latex_reference(value)
+
+
+def test_a_formatting_command_inside_another_takes_the_fast_path():
+    from bib.latex import fromlatex
+
+    found = fromlatex._common_record_text("\\textbf{\\emph{Feature Activation} (FAC, 57\\%)}")
+    assert found is not None
+    assert found.plain == "\\textbf{\\emph{Feature Activation} (FAC, 57%)}"
+
+
 def test_an_accent_over_href_no_longer_crashes_the_reader():
     # found by CI's profile: the accent takes `\\href` alone as its argument, and
     # pylatexenc's replacement for `\\href` indexed the arguments it was never given
