@@ -42,6 +42,7 @@ VALUES = st.lists(PIECES, max_size=14).map("".join)
 @example('\\\'e \\"{o} \\H o \\c{c} \\v s \\={P} \\"\\i x')
 @example("\\ss{} x \\TeX\\ and \\copyright\\ 1990")
 @example("D{\\'\\i}az and \\'{\\i} x")
+@example("search-based, it's x--y---z ``q'' !`a ?`b `c' d!")
 def test_every_value_the_fast_decoder_reads_is_what_pylatexenc_reads(value):
     fast = decode_common(value, unknown_macro)
     if fast is not None:
