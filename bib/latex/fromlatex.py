@@ -239,7 +239,8 @@ def _from_latex(latex: str, *, fast: bool) -> str:
 
     hidden = _URL_ARGUMENT.sub(hide, latex.replace("\ufffe", "").replace("\uffff", ""))
     # `50% faster` would be a LaTeX comment; in a BibTeX value it is a forgotten `\%`
-    hidden = _BARE_PERCENT.sub(r"\\%", hidden)
+    if hidden.count("%") != hidden.count("\\%"):  # else every `%` has a backslash before it
+        hidden = _BARE_PERCENT.sub(r"\\%", hidden)
     if fast:
         common = _common_record_text(hidden, urls)
         if common is not None:
