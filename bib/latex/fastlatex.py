@@ -19,7 +19,7 @@ from bib.latex.tables import _ACCENTS, _MACRO_TEXT
 
 _TOKEN = re.compile(
     r"""
-    (?P<text>(?:[^\\{}~\-`'!?$%&]+|-(?!-)|`(?!`)|'(?!')|[!?](?!`))+)
+    (?P<text>[^\\{}~\-`'!?$%&]+)
     |\\(?P<word>[A-Za-z]+[ \t]*(?:\n[ \t]*)?)
     |\\(?P<symbol>[^A-Za-z])
     |(?P<ligature>---|--|``|''|!`|\?`)
@@ -29,9 +29,7 @@ _TOKEN = re.compile(
     """,
     re.VERBOSE,
 )
-"""One piece of a value; what matches none (`$`, `%`, `&`) ends the fast path. Text runs on
-through a `-`, a quote, a backtick, `!` or `?` that starts no ligature (most of an
-abstract's hyphens and apostrophes), which would otherwise each be a piece of their own."""
+"""One piece of a value; what matches none (`$`, `%`, `&`) ends the fast path."""
 
 _ARGUMENT = re.compile(
     r"[ \t]*(?:([A-Za-z])|\{([A-Za-z])\}|\{\\([ij])\}|\\([ij])(?![A-Za-z])[ \t]*)"
