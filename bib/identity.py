@@ -123,11 +123,11 @@ def record_id(
     arxiv_id = normalize_arxiv(arxiv_id) if arxiv_id else ""
     if arxiv_id:
         return f"arxiv:{arxiv_id}"
-    if key and not names_work(abstract):
+    words = _words(abstract) if abstract else b""  # once: both tests below read them
+    if key and not _enough_words(words):
         return f"key:{key}"
-    digest_of_abstract = abstract_key(abstract) if abstract else ""
-    if digest_of_abstract:
-        return f"abs:{digest_of_abstract}"
+    if words:
+        return f"abs:{hashlib.sha256(words).hexdigest()[:HASH_LENGTH]}"
     fallback = " ".join(
         [normalize_text(title), str(year or ""), normalize_text(_first_family(authors))]
     ).strip()
@@ -142,11 +142,12 @@ def _first_family(authors: Sequence[Author]) -> str:
 
 def names_work(abstract: str) -> bool:
     """Whether an abstract is long enough to tell one work from another."""
-    return (
-        len(_words(abstract).split(b" ", MIN_ABSTRACT_WORDS)) >= MIN_ABSTRACT_WORDS
-        if abstract
-        else False
-    )
+    return _enough_words(_words(abstract)) if abstract else False
+
+
+def _enough_words(words: bytes) -> bool:
+    """`names_work` of the abstract whose `_words` are `words`."""
+    return len(words.split(b" ", MIN_ABSTRACT_WORDS)) >= MIN_ABSTRACT_WORDS
 
 
 def likeness(title: str, year: int | None, authors: Sequence[Author]) -> str:

@@ -239,7 +239,8 @@ def _from_latex(latex: str, *, fast: bool) -> str:
 
     hidden = _URL_ARGUMENT.sub(hide, latex.replace("\ufffe", "").replace("\uffff", ""))
     # `50% faster` would be a LaTeX comment; in a BibTeX value it is a forgotten `\%`
-    hidden = _BARE_PERCENT.sub(r"\\%", hidden)
+    if hidden.count("%") != hidden.count("\\%"):  # else every `%` has a backslash before it
+        hidden = _BARE_PERCENT.sub(r"\\%", hidden)
     if fast:
         common = _common_record_text(hidden, urls)
         if common is not None:
@@ -265,18 +266,21 @@ _MATH_ATOM = "[^$\\\\{}\ufffe\uffff]|\\\\[A-Za-z]+|\\\\[%&#_,;:!]"
 """What inline math the fast path reads is made of, besides groups of it one deep: a
 character, a control word, a control symbol that sets a character or a space. Not a URL set
 aside (`_PLACEHOLDER`): math is kept as written, and its URL would stay set aside."""
+_STYLE_NAME = "(?:" + "|".join(sorted(_STYLE_COMMANDS, key=len, reverse=True)) + ")"
 _MARKUP_SPAN = re.compile(
     r"\$(?P<math>(?:" + _MATH_ATOM + r"|\{(?:" + _MATH_ATOM + r")*\})+)\$"
     r"|\\cite[ \t\n]*\{(?P<keys>[^{}\\$]*)\}"
-    r"|\\(?P<style>" + "|".join(sorted(_STYLE_COMMANDS, key=len, reverse=True)) + r")"
-    r"\{(?P<argument>[^{}$]*)\}|\\url\{\ufffe(?P<url>\d+)\uffff\}"
+    r"|\\(?P<style>" + _STYLE_NAME + r")"
+    r"\{(?P<argument>(?:[^{}$]|\\" + _STYLE_NAME + r"\{[^{}$]*\})*)\}"
+    r"|\\url\{\ufffe(?P<url>\d+)\uffff\}"
 )
 """What record text keeps as markup that the fast path reads: inline math of `_MATH_ATOM`s,
 which (with every control word given its arguments as groups, `_argumentless`) ends at the
 next `$` for pylatexenc too; a `\\cite{keys}` (the form
 without a star or optional arguments, which pylatexenc's parser reads alike); a formatting
 command (`\\emph{x}`, `\\textbf{57\\%}`) whose argument holds no group or math, kept around
-the record text of its argument (the paper lists' abstracts bib writes are full of them); a
+the record text of its argument (the paper lists' abstracts bib writes are full of them),
+formatting commands one deep inside it included (`\\textbf{\\emph{x} (y)}`); a
 `\\url{...}` whose address `_from_latex` set aside, kept with its address as written."""
 _DIGIT_NEXT = re.compile(r"[{}]*[0-9]")
 _CONTROL_WORD = re.compile(r"\\([A-Za-z]+)")
@@ -351,13 +355,12 @@ def _markup(latex: str, m: re.Match[str], urls: Sequence[str]) -> tuple[str, str
         kept = "\\url{" + urls[int(url)] + "}"
         return kept, kept
     style = m.group("style")
-    if style is not None:
-        text = decode_common(m.group("argument"), unknown_macro)
-        if text is None:
+    if style is not None:  # its argument's spans are the formatting commands inside it
+        inner = _common_record_text(m.group("argument"), urls)
+        if inner is None:
             return None
-        text = text.replace("\xa0", " ")
         opened = "\\" + style + "{"
-        return opened + text + "}", opened + _RECORD_SPECIAL.sub(_record_escape, text) + "}"
+        return opened + inner.plain + "}", opened + inner.escaped + "}"
     math = m.group("math")
     if math is None:
         cited = citation_text(m.group("keys"))
@@ -370,7 +373,11 @@ def _markup(latex: str, m: re.Match[str], urls: Sequence[str]) -> tuple[str, str
 
 
 def _unambiguous(plain: str, escaped: str) -> str:
-    """`plain` when record text reads it as `escaped` says, else `escaped`."""
+    """`plain` when record text reads it as `escaped` says, else `escaped`. Most values
+    escape nothing (their markup characters are math's): then they are one text, and
+    rendering both (pylatexenc on their math, twice each) is not needed."""
+    if plain == escaped:
+        return plain
     same = to_text(plain) == to_text(escaped) and to_latex(plain) == to_latex(escaped)
     return plain if same else escaped
 

@@ -196,6 +196,10 @@ def _field_value(name: str, value: str, decoding: Decoding, *, expanded: bool = 
     return decoding.text(value, expanded=expanded)
 
 
+_NO_NOTE: tuple[str, bool, tuple[Link, ...]] = ("", False, ())
+"""`split_note` of an empty note."""
+
+
 def _record(
     entry: dict[str, str],
     path: str,
@@ -223,7 +227,9 @@ def _record(
     venue = text(get("venue", "")) or (venues.find(container) or "" if container else "")
     keywords = [k.strip() for k in re.split(r"[,;]", text(get("keywords", ""))) if k.strip()]
     note, derived, note_links = split_note(decoding.record_text(get("note", "")))
-    addendum, _, addendum_links = split_note(decoding.record_text(get("addendum", "")))
+    addendum, _, addendum_links = (
+        split_note(decoding.record_text(entry["addendum"])) if "addendum" in entry else _NO_NOTE
+    )
     if origin := provenance_of(addendum):  # bib writes a resolved record's provenance there
         addendum = without_provenance(addendum)
         note = f"{note} {origin}".strip()

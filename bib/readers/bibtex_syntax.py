@@ -53,11 +53,14 @@ _FIELD_START = re.compile(
 """`, name = ` of a field, with the spaces and comments `space` skips."""
 _SIMPLE_FIELD = re.compile(
     r",(?:[ \t\n]|%[^\n]*)*([^\s\"#%'(),={}]+)(?:[ \t\n]|%[^\n]*)*=(?:[ \t\n]|%[^\n]*)*"
-    r'(?:\{([^{}@]*)\}|"([^"{}@]*)"|([0-9]+)(?![^\s"#%\'(),={}]))'
+    r'(?:\{([^{}@]*(?:\{[^{}@]*\}[^{}@]*)*)\}|"([^"{}@]*(?:\{[^{}@]*\}[^"{}@]*)*)"'
+    r'|([0-9]+)(?![^\s"#%\'(),={}]))'
     r"(?:[ \t\n]|%[^\n]*)*+(?!#)"
 )
-"""`_FIELD_START` then a `_SIMPLE_VALUE` not joined by `#`, and the space after it: a whole
-field of most entries in one match (`_Parser.simple_field`)."""
+"""`_FIELD_START` then a value not joined by `#`, and the space after it: a whole field of
+most entries in one match (`_Parser.simple_field`). The value is a number, or a `{...}` or
+`"..."` with groups one deep inside (`{{BERT}: ...}`, `"J{\\"o}rg"`, `\\textbf{57\\%}`), and
+no `@` (where a group may stop); each piece of it written so that the match stays linear."""
 _SIMPLE_VALUE = re.compile(r'\{([^{}@]*)\}|"([^"{}@]*)"|([0-9]+)(?![^\s"#%\'(),={}])')
 """A value with no brace inside (nor an `@`, where a group may stop) or a number."""
 _BRACES = re.compile(r"[{}]|\n[ \t]*@[A-Za-z]+[ \t]*[{(]")

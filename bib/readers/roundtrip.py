@@ -13,7 +13,7 @@ import dataclasses
 import re
 
 from bib.latex import Text, from_latex, to_latex, to_text
-from bib.record import Link, Record
+from bib.record import Link, Record, evolve
 from bib.writers.common import DERIVED_TITLE_NOTE, LINK_LABELS, label
 
 _ROLES = {label: role for role, label in LINK_LABELS.items()}
@@ -70,6 +70,4 @@ def without_derived_key(record: Record) -> Record:
     fields = tuple(
         (name, value) for name, value in record.fields if name != "key" or value != label(record)
     )
-    return (
-        record if len(fields) == len(record.fields) else dataclasses.replace(record, fields=fields)
-    )
+    return record if len(fields) == len(record.fields) else evolve(record, fields=fields)

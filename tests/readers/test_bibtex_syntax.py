@@ -176,7 +176,9 @@ _FIELD_VALUES = st.sampled_from(
     [
         "{plain}", '"quoted"', "{}", '""', "1990", "1990a", "{a {b} c}", '"a {"} b"', "jan",
         "jan # { 1}", '{x} # "y"', "undefined", "{a@b}", "{a\n@misc{k, }", "2001 # x",
-        "{x} % comment\n", "{x}\n  # {y}", "x1",
+        "{x} % comment\n", "{x}\n  # {y}", "x1", "{{A}: b}", "{a {b} c {d}}", "{a {b {c}} d}",
+        '"J{\\"o}rg"', '"a {b"c} d"', '"{a}{b}"', "{\\textbf{57\\%} x}", "{a {b} c", '"a {b} c',
+        "{a {@} b}", '"a } b"', "{a {b}\n@misc{k, }", '"x {y}" # z',
     ]
 )  # fmt: skip
 _SPACES = st.sampled_from(["", " ", "\n  ", " % note\n ", "\t"])

@@ -42,6 +42,7 @@ VALUES = st.lists(PIECES, max_size=14).map("".join)
 @example('\\\'e \\"{o} \\H o \\c{c} \\v s \\={P} \\"\\i x')
 @example("\\ss{} x \\TeX\\ and \\copyright\\ 1990")
 @example("D{\\'\\i}az and \\'{\\i} x")
+@example("search-based, it's x--y---z ``q'' !`a ?`b `c' d!")
 def test_every_value_the_fast_decoder_reads_is_what_pylatexenc_reads(value):
     fast = decode_common(value, unknown_macro)
     if fast is not None:
@@ -93,6 +94,39 @@ MARKUP_PIECES = st.one_of(
 @example("\\'\\href{http://a.b}{t}")
 def test_from_latex_of_text_with_math_and_citations_equals_its_pylatexenc_reference(value):
     assert from_latex(value) == from_latex_reference(value)
+
+
+STYLED = st.sampled_from(["emph", "textbf", "textit", "texttt", "emphx", "mbox"])
+NESTED_MARKUP = st.builds(
+    lambda name, parts: "\\" + name + "{" + "".join(parts) + "}",
+    STYLED,
+    st.lists(
+        st.one_of(
+            MARKUP_PIECES,
+            st.builds(lambda name, part: "\\" + name + "{" + part + "}", STYLED, MARKUP_PIECES),
+        ),
+        max_size=6,
+    ),
+)
+
+
+@settings(max_examples=200)  # pylatexenc reads every example (10 s for 1,000 under CI)
+@given(st.lists(st.one_of(MARKUP_PIECES, NESTED_MARKUP), max_size=8).map("".join))
+@example("we introduce \\textbf{\\emph{Feature Activation Coverage} (FAC)} which")
+@example("\\textbf{a \\emph{b}\\textit{c} d *e*}")
+@example("\\textbf{\\emph {x}}")
+@example("\\textbf{\\alpha\\emph{x}}")
+@example("\\textbf{\\emph{\\url{x}}}")
+def test_from_latex_of_formatting_inside_formatting_equals_its_pylatexenc_reference(value):
+    assert from_latex(value) == from_latex_reference(value)
+
+
+def test_a_formatting_command_inside_another_takes_the_fast_path():
+    from bib.latex import fromlatex
+
+    found = fromlatex._common_record_text("\\textbf{\\emph{Feature Activation} (FAC, 57\\%)}")
+    assert found is not None
+    assert found.plain == "\\textbf{\\emph{Feature Activation} (FAC, 57%)}"
 
 
 def test_an_accent_over_href_no_longer_crashes_the_reader():
