@@ -137,9 +137,9 @@ class Hit:
     weight: float
 
 
-_SPAN: Callable[[Hit], Span] = attrgetter("start", "end")
-"""A hit's `(start, end)`: with `map`, a group's evidence is made in C."""
 _START: Callable[[Hit], int] = attrgetter("start")
+"""With `map`, a group's first mention and its mass are found in C (a list comprehension
+is a call of its own and a loop in Python)."""
 _WEIGHT: Callable[[Hit], float] = attrgetter("weight")
 
 
@@ -560,9 +560,9 @@ def match_topics(
         if (score >= MIN_SCORE or slug in asserted) and slug not in redundant:
             group = groups[slug]
             if slug in touched:
-                evidence = tuple(sorted(set(map(_SPAN, group))))
+                evidence = tuple(sorted({(h.start, h.end) for h in group}))
             else:
-                evidence = tuple(map(_SPAN, group))
+                evidence = tuple([(h.start, h.end) for h in group])
             unsure_here = slug in unsure
             out.append(TopicMatch(slug, labels[slug].label, evidence, score, unsure_here))
             firm += not unsure_here
