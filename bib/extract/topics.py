@@ -624,8 +624,8 @@ def most_specific(
 
 
 def _covered(spans: Iterable[Span], cover: list[Span]) -> bool:
-    """Whether every span lies within one of `cover` (plain loops: a generator inside `all`
-    cost a third of `most_specific`)."""
+    """Whether every span lies within one of `cover` (plain loops: no generator frame made
+    for each span)."""
     for start, end in spans:
         for low, high in cover:
             if low <= start and end <= high:
@@ -674,8 +674,7 @@ def _inside(span: Span, hits: Iterable[Hit]) -> bool:
 
 
 def _subsumed(tagged: set[str], subsumers: Mapping[str, frozenset[str]]) -> set[str]:
-    """The `tagged` topics that another tagged topic already says (an LLM agent is an
-    LLM)."""
+    """The `tagged` topics that a tagged topic already says (an LLM agent is an LLM)."""
     return {slug for slug in subsumers.keys() & tagged if not subsumers[slug].isdisjoint(tagged)}
 
 
