@@ -137,6 +137,12 @@ class Hit:
     weight: float
 
 
+_START: Callable[[Hit], int] = attrgetter("start")
+"""With `map`, a group's first mention and its mass are found in C (a list comprehension
+is a call of its own and a loop in Python)."""
+_WEIGHT: Callable[[Hit], float] = attrgetter("weight")
+
+
 def _hit_order(hit: Hit) -> tuple[int, int]:
     return hit.start, hit.end
 
@@ -407,18 +413,18 @@ def scan(text: str, vocabulary: Vocabulary, text_view: str | None = None) -> Sca
     groups: dict[str, list[Hit]] = {}
     passing: list[tuple[int, int]] = []
     for last, (length, slug, exact, cue) in automaton.iter_long(lowered):
-        end = last + 1
-        if lowered[end] != " ":
+        # the key ends at `lowered[last]`, so the phrase is `view[last - length : last]`
+        if lowered[last + 1] != " ":
             continue
-        start = end - length
+        start = last - length
         if cue:
             if cue == CUE_CLAIM:
                 # a sentence's bounds are found once, and its mentions raised once: a
                 # paragraph repeating a claim costs linear time
-                if start - 1 >= claim_closing:
-                    opening = view.rfind(". ", 0, start - 1)
+                if start >= claim_closing:
+                    opening = view.rfind(". ", 0, start)
                     claim_opening = 0 if opening < 0 else opening + 2
-                    claim_closing = _sentence_end(view, start - 1)
+                    claim_closing = _sentence_end(view, start)
                     central.append((claim_opening, claim_closing))
                     claimed = max(claimed, claim_closing)
                     raised = 0
@@ -429,17 +435,17 @@ def scan(text: str, vocabulary: Vocabulary, text_view: str | None = None) -> Sca
                     k -= 1
                 raised = len(hits)
             else:
-                after = end - 1
+                after = last
                 while after < len(view) and view[after] in ".,":
                     after += 1
-                stop = _clause_end(view, after, _CLAUSE_STOPS[cue], end - 1 + PASSING_REACH)
-                passing.append((end - 1, stop))
+                stop = _clause_end(view, after, _CLAUSE_STOPS[cue], last + PASSING_REACH)
+                passing.append((last, stop))
                 reach = max(reach, stop)
             continue
-        if odd and not _whole(view, start - 1, end - 1):
+        if odd and not _whole(view, start, last):
             continue
         if exact is not None:
-            written = view[start - 1 : end - 1]
+            written = view[start:last]
             found = exact.get(written)
             if found is None and not written.isalnum():
                 found = exact.get(written.translate(SCAN_TABLE))
@@ -449,7 +455,6 @@ def scan(text: str, vocabulary: Vocabulary, text_view: str | None = None) -> Sca
                 continue
         elif slug is None:
             continue
-        start -= 1
         if start < reach:
             weight = PASSING_WEIGHT
         else:
@@ -460,7 +465,7 @@ def scan(text: str, vocabulary: Vocabulary, text_view: str | None = None) -> Sca
                 weight = PASSING_WEIGHT
             else:
                 weight = CLAIM_WEIGHT if start < claimed else 1.0
-        hit = Hit(start, end - 1, slug, weight)
+        hit = Hit(start, last, slug, weight)
         hits.append(hit)
         group = groups.get(slug)
         if group is None:
@@ -539,14 +544,14 @@ def match_topics(
     labels = vocabulary.topics
     titled = _title_topics(title, vocabulary, groups) if title else ()
     ranked = _rank(groups, vocabulary, len(text), touched, titled)
-    redundant = _subsumed(ranked, vocabulary.subsumers, groups)
+    tagged = {slug for score, _, slug in ranked if score >= MIN_SCORE}
+    redundant = _subsumed(tagged, vocabulary.subsumers)
     if loose:
-        tagged = {slug for score, _, slug in ranked if score >= MIN_SCORE}
         unsure = _not_about(tagged, tagged, vocabulary, groups, titled)
     else:
         unsure = set()
-        if vocabulary.generic and not vocabulary.generic.isdisjoint(groups):
-            redundant |= _demoted(ranked, vocabulary, groups, titled)
+        if not vocabulary.generic.isdisjoint(tagged):
+            redundant |= _demoted(tagged, vocabulary, groups, titled)
     out: list[TopicMatch] = []
     firm = 0
     for score, _, slug in ranked:
@@ -600,33 +605,44 @@ def most_specific(
     another tagged topic whose every span is that topic's words (PEFT from `LoRA`, AI
     safety from `jailbreak`) is implied by the tree, and `--with-parents` brings it back.
     A broader topic that the abstract names in its own words stays."""
+    descendants = vocabulary.descendants
+    slugs = [slug_of(match) for match in found]
     kept = []
-    for match in found:
-        slug = slug_of(match)
-        below = [
-            other
-            for other in found
-            if other is not match and slug in vocabulary.ancestors(slug_of(other))
-        ]
-        if below and _covered(match.evidence, [s for o in below for s in o.evidence]):
-            continue
+    for match, slug in zip(found, slugs, strict=True):
+        below = descendants[slug]
+        if not below.isdisjoint(slugs):
+            cover = [
+                s
+                for o, other in zip(found, slugs, strict=True)
+                if other in below
+                for s in o.evidence
+            ]
+            if _covered(match.evidence, cover):
+                continue
         kept.append(match)
     return kept
 
 
 def _covered(spans: Iterable[Span], cover: list[Span]) -> bool:
-    return all(any(a <= start and end <= b for a, b in cover) for start, end in spans)
+    """Whether every span lies within one of `cover` (plain loops: no generator frame made
+    for each span)."""
+    for start, end in spans:
+        for low, high in cover:
+            if low <= start and end <= high:
+                break
+        else:
+            return False
+    return True
 
 
 def _demoted(
-    ranked: list[tuple[float, int, str]],
+    tagged: set[str],
     vocabulary: Vocabulary,
     groups: Mapping[str, list[Hit]],
     titled: Iterable[str],
 ) -> set[str]:
     """Generic topics (those that fit most papers of a list, `generic` in the vocabulary)
     that this paper is not about (`_not_about`)."""
-    tagged = {slug for score, _, slug in ranked if score >= MIN_SCORE}
     return _not_about(vocabulary.generic & tagged, tagged, vocabulary, groups, titled)
 
 
@@ -657,17 +673,9 @@ def _inside(span: Span, hits: Iterable[Hit]) -> bool:
     return any(h.start <= span[0] and span[1] <= h.end for h in hits)
 
 
-def _subsumed(
-    ranked: list[tuple[float, int, str]],
-    subsumers: Mapping[str, frozenset[str]],
-    groups: Mapping[str, list[Hit]],
-) -> set[str]:
-    """Topics that a topic being tagged already says (an LLM agent is an LLM)."""
-    if subsumers.keys().isdisjoint(groups):
-        return set()
-    candidates = [slug for score, _, slug in ranked if slug in subsumers and score >= MIN_SCORE]
-    tagged = {slug for score, _, slug in ranked if score >= MIN_SCORE}
-    return {slug for slug in candidates if not subsumers[slug].isdisjoint(tagged)}
+def _subsumed(tagged: set[str], subsumers: Mapping[str, frozenset[str]]) -> set[str]:
+    """The `tagged` topics that a tagged topic already says (an LLM agent is an LLM)."""
+    return {slug for slug in subsumers.keys() & tagged if not subsumers[slug].isdisjoint(tagged)}
 
 
 def _add(
@@ -737,8 +745,8 @@ def _rank(
         if len(items) == 1:
             first, mass = items[0].start, items[0].weight
         else:
-            mass = sum([h.weight for h in items])
-            first = min([h.start for h in items]) if slug in touched else items[0].start
+            mass = sum(map(_WEIGHT, items))
+            first = min(map(_START, items)) if slug in touched else items[0].start
         if titled and slug in titled:
             mass += TITLE_WEIGHT
         frequency = 1.0 + log(mass) if mass >= 1 else mass

@@ -10,12 +10,13 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from hypothesis import example, given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from bib.extract import keyphrases, methods, titles, urls
+from bib.extract import keyphrases, methods, titles, topics, urls
 from bib.extract.markup import _STARS, anchor_starts, plain
-from bib.extract.vocabulary import FUNCTION_WORDS
+from bib.extract.topics import TopicMatch
+from bib.extract.vocabulary import FUNCTION_WORDS, Vocabulary, shipped
 from bib.identity import _HIDDEN, _WORD_BYTES, normalize_text
 
 
@@ -270,3 +271,47 @@ def test_fold_lowers_ascii_text_as_the_character_map_does(text):
     if words:
         words[-1] = keyphrases.singular(words[-1])
     assert keyphrases.fold(text) == " ".join(words)
+
+
+_SHIPPED = shipped()
+_FAMILY = sorted(slug for slug in _SHIPPED.topics if _SHIPPED.ancestors(slug))[:200]
+"""Topics with an ancestor: drawn with their ancestors, a list of matches then holds topics
+above others."""
+
+
+def _plain_most_specific(found: list[TopicMatch], vocabulary: Vocabulary) -> list[TopicMatch]:
+    """`most_specific` as first written: every other match's ancestors asked in turn."""
+    kept = []
+    for match in found:
+        below = [o for o in found if o is not match and match.slug in vocabulary.ancestors(o.slug)]
+        cover = [s for o in below for s in o.evidence]
+        if below and all(any(a <= s and e <= b for a, b in cover) for s, e in match.evidence):
+            continue
+        kept.append(match)
+    return kept
+
+
+SPANS = st.lists(
+    st.tuples(st.integers(0, 12), st.integers(1, 4)).map(lambda p: (p[0], p[0] + p[1])),
+    min_size=1,
+    max_size=3,
+)
+
+
+@st.composite
+def topic_matches(draw: st.DrawFn) -> list[TopicMatch]:
+    """A few distinct topics, some with their ancestors, each with spans on a short text."""
+    slugs: list[str] = []
+    for slug in draw(st.lists(st.sampled_from(_FAMILY), min_size=1, max_size=4)):
+        slugs.append(slug)
+        slugs += draw(st.lists(st.sampled_from(_SHIPPED.ancestors(slug)), max_size=2))
+    unique = list(dict.fromkeys(slugs))
+    return [
+        TopicMatch(s, s, tuple(sorted(draw(SPANS))), 1.0) for s in draw(st.permutations(unique))
+    ]
+
+
+@settings(max_examples=300)  # each example draws a dozen values: 1,000 took 20 s under load
+@given(topic_matches())
+def test_most_specific_keeps_what_the_pairwise_ancestor_check_keeps(found):
+    assert topics.most_specific(found, _SHIPPED) == _plain_most_specific(found, _SHIPPED)
