@@ -333,7 +333,7 @@ def _offer(
 
 def _expansion(text: str, lowered: str, opened: int, acronym: str) -> str:
     """The words before `(ACRONYM)` whose initials (of each hyphen part too) it spells."""
-    letters = "".join(c for c in acronym if c.isupper()).lower()
+    letters = "".join(filter(str.isupper, acronym)).lower()
     before = text[max(0, opened - 120) : opened].rstrip()
     words = _WORD.findall(before.rsplit(".", 1)[-1])
     # the initials of the last n words, one word's put in front for each n
@@ -352,6 +352,8 @@ def _expansion(text: str, lowered: str, opened: int, acronym: str) -> str:
 def _initials(word: str) -> str:
     """The first letters (lower case) of the parts of `word` between hyphens that are no
     function words."""
+    if "-" not in word:  # most words: one part
+        return "" if word.lower() in FUNCTION_WORDS else word[0].lower()
     return "".join(p[0].lower() for p in word.split("-") if p.lower() not in FUNCTION_WORDS)
 
 
@@ -370,13 +372,13 @@ def _repeated(counted: str, scored: dict[str, tuple[float, str]]) -> None:
     opening = {word for word, seen in said.items() if seen > 1}
     if not opening:
         return
-    last = len(tokens) - 1
+    tokens.append("|")  # every word is followed by one, and a run ends at the end
     # dicts, not sets: phrases said as often keep the order they first appear in, so ties
     # break the same way in every process (a set's order follows string hashes)
     pairs: dict[tuple[str, ...], int] = {}
     starts: dict[int, tuple[str, str]] = {}
     for i in compress(count(), map(opening.__contains__, tokens)):
-        if i < last and (then := tokens[i + 1]) not in _RUN_BREAKS:
+        if (then := tokens[i + 1]) not in _RUN_BREAKS:
             pair = starts[i] = (tokens[i], singular(then) if then[-1] == "s" else then)
             pairs[pair] = pairs.get(pair, 0) + 1
     twice = {pair: seen for pair, seen in pairs.items() if seen > 1}
@@ -385,7 +387,7 @@ def _repeated(counted: str, scored: dict[str, tuple[float, str]]) -> None:
     grams = dict(twice)
     for i, pair in starts.items():
         if pair in twice:
-            for j in range(i + 2, min(i + LONGEST, last + 1)):
+            for j in range(i + 2, i + LONGEST):
                 then = tokens[j]
                 if then in _RUN_BREAKS:
                     break
@@ -418,6 +420,10 @@ def occurrences(lowered: str, phrase: str) -> list[Span]:
     (`text.translate(_LOWER)`: same offsets), a plural allowed: `fold(text[s:e]) == phrase`."""
     spans: list[Span] = []
     stem = phrase[:-1] if phrase.endswith("y") else phrase
+    # a span is `stem` and a tail, and `phrase` has one space between words and none in
+    # them, so it folds to `phrase` when its last word made singular is `phrase`'s last
+    last = stem.rpartition(" ")[2]
+    wanted = phrase.rpartition(" ")[2]
     at = lowered.find(stem)
     size = len(lowered)
     while at != -1:
@@ -426,9 +432,9 @@ def occurrences(lowered: str, phrase: str) -> list[Span]:
             for tail in ("", "s", "es", "ies", "ys") if stem != phrase else ("", "s", "es"):
                 if lowered.startswith(tail, end):
                     stop = end + len(tail)
-                    if (stop == size or not lowered[stop].isalnum()) and fold(
-                        lowered[at:stop]
-                    ) == phrase:
+                    if (stop == size or not lowered[stop].isalnum()) and singular(
+                        last + tail
+                    ) == wanted:
                         spans.append((at, stop))
                         break
         at = lowered.find(stem, at + 1)

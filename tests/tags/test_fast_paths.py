@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from bib.extract import keyphrases, methods, titles, topics, urls
 from bib.extract.markup import _STARS, anchor_starts, plain
 from bib.extract.topics import TopicMatch
-from bib.extract.vocabulary import FUNCTION_WORDS, Vocabulary, shipped
+from bib.extract.vocabulary import FUNCTION_WORDS, Vocabulary, lookup_key, scan_key, shipped
 from bib.identity import _HIDDEN, _WORD_BYTES, normalize_text
 
 
@@ -315,3 +315,53 @@ def topic_matches(draw: st.DrawFn) -> list[TopicMatch]:
 @given(topic_matches())
 def test_most_specific_keeps_what_the_pairwise_ancestor_check_keeps(found):
     assert topics.most_specific(found, _SHIPPED) == _plain_most_specific(found, _SHIPPED)
+
+
+EVIDENCE_TEXT = pieces(
+    "reward", "model", "models", "modeles", "policy", "policies", "policys", "y", "ys", "ies",
+    "glass", "glasses", "bus", "s", "es", " ", "  ", "-", "\n", "\x0b", "\u00e9", "x", ",",
+)  # fmt: skip
+"""Abstracts around the phrases' last words: every tail `occurrences` tries (`s`, `es`,
+`ies`, `ys`), endings `singular` keeps (`glass`, `bus`), a lone `y`, and the spaces and
+marks between words."""
+EVIDENCE_PHRASE = st.lists(
+    st.sampled_from(["reward", "model", "models", "policy", "y", "glass", "bus", "Model"]),
+    min_size=1,
+    max_size=3,
+).map(" ".join)
+"""Phrases as `keyphrases` looks them up: folded, or not (a plural last word, a capital)."""
+
+
+def _occurrences_plainly(lowered: str, phrase: str) -> list[tuple[int, int]]:
+    """`keyphrases.occurrences` with each span checked by folding it: every whole-word
+    `stem` plus a tail that `fold`s to `phrase`."""
+    spans = []
+    stem = phrase[:-1] if phrase.endswith("y") else phrase
+    tails = ("", "s", "es", "ies", "ys") if stem != phrase else ("", "s", "es")
+    for at in range(len(lowered) + 1):  # an empty stem (the phrase `y`) is at the end too
+        if lowered.startswith(stem, at) and (at == 0 or not lowered[at - 1].isalnum()):
+            for tail in tails:
+                stop = at + len(stem) + len(tail)
+                if not lowered.startswith(tail, at + len(stem)):
+                    continue
+                whole = stop == len(lowered) or not lowered[stop].isalnum()
+                if whole and keyphrases.fold(lowered[at:stop]) == phrase:
+                    spans.append((at, stop))
+                    break
+    return spans
+
+
+@given(EVIDENCE_TEXT, EVIDENCE_PHRASE)
+@example("reward policies, reward policys and reward policy", "reward policy")
+@example("glasses and glass models", "glass")
+@example("the y and ys", "y")
+def test_evidence_spans_are_where_the_abstract_folds_to_the_phrase(text, phrase):
+    lowered = _lowered(text)
+    assert keyphrases.occurrences(lowered, phrase) == _occurrences_plainly(lowered, phrase)
+
+
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)) | st.sampled_from(SPECIAL)))
+@example("Direct Preference-Optimization (DPO)")
+@example("\u0130ter \u017fparse K")
+def test_lookup_keys_are_the_lowered_scan_keys(phrase):
+    assert lookup_key(phrase) == scan_key(phrase).lower()
