@@ -77,15 +77,6 @@ def scan_key(phrase: str) -> str:
     return " " + " ".join(phrase.translate(SCAN_TABLE).split())
 
 
-def lookup_key(phrase: str) -> str:
-    """`scan_key(phrase).lower()`, the key a phrase is looked up by. ASCII goes through
-    `SCAN_BYTES_LOWER`, one byte table for both steps: `str.translate` with a dict costs
-    most of a look-up, and the key phrases look up about three phrases an abstract."""
-    if phrase.isascii():
-        return " " + " ".join(phrase.encode().translate(SCAN_BYTES_LOWER).decode().split())
-    return scan_key(phrase).lower()
-
-
 _BRITISH_WORDS = {
     "behaviour": "behavior",
     "colour": "color",
@@ -335,7 +326,8 @@ class CompiledTopics:
     """Every abbreviation as spelled (`MoE`): an abstract defining one needs no linking."""
 
     def __contains__(self, phrase: str) -> bool:
-        value = self.automaton.get(lookup_key(phrase), None)
+        key = " " + phrase if phrase.isalnum() else scan_key(phrase)
+        value = self.automaton.get(key.lower(), None)
         if value is None:
             return False
         return value.slug is not None or (value.exact is not None and phrase in value.exact)

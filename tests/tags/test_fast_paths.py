@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from bib.extract import keyphrases, methods, titles, topics, urls
 from bib.extract.markup import _STARS, anchor_starts, plain
 from bib.extract.topics import TopicMatch
-from bib.extract.vocabulary import FUNCTION_WORDS, Vocabulary, lookup_key, scan_key, shipped
+from bib.extract.vocabulary import FUNCTION_WORDS, Vocabulary, shipped
 from bib.identity import _HIDDEN, _WORD_BYTES, normalize_text
 
 
@@ -358,10 +358,3 @@ def _occurrences_plainly(lowered: str, phrase: str) -> list[tuple[int, int]]:
 def test_evidence_spans_are_where_the_abstract_folds_to_the_phrase(text, phrase):
     lowered = _lowered(text)
     assert keyphrases.occurrences(lowered, phrase) == _occurrences_plainly(lowered, phrase)
-
-
-@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)) | st.sampled_from(SPECIAL)))
-@example("Direct Preference-Optimization (DPO)")
-@example("\u0130ter \u017fparse K")
-def test_lookup_keys_are_the_lowered_scan_keys(phrase):
-    assert lookup_key(phrase) == scan_key(phrase).lower()
