@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
+from click.testing import Result
+
+Told = tuple[bytes, bytes, str, int]
+"""What one `bib convert` to `.bib` and `.json` gave: both files, its standard error (with
+the output's name made `j.`), its exit status."""
 
 GOOD = "We propose FairJudge, an adaptive judge.\n"
 
@@ -84,3 +91,36 @@ def good_list(tmp_path: Path) -> Path:
     path = tmp_path / "good.txt"
     path.write_text(f"ICML 2026 Papers\n\n{GOOD}", encoding="utf-8")
     return path
+
+
+@pytest.fixture
+def parts_read_ahead(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """A count of the parts the engine read and extracted ahead in workers
+    (`_Reading.keep_ahead`), so that a test of that path can assert it was taken."""
+    from bib import convert
+
+    counted: list[int] = []
+    keep = convert._Reading.keep_ahead
+
+    def counting(self: convert._Reading, *args: Any, **kwargs: Any) -> None:
+        counted.append(1)
+        keep(self, *args, **kwargs)
+
+    monkeypatch.setattr(convert._Reading, "keep_ahead", counting)
+    return counted
+
+
+@pytest.fixture
+def told(cli: Callable[..., Result]) -> Callable[..., Told]:
+    """`told(inputs, out, jobs, *options)`: `bib convert` of `inputs` to `out` and its `.json`
+    with `--jobs jobs`, as `Told`, to compare across `--jobs`."""
+
+    def run(inputs: Sequence[Path], out: Path, jobs: str, *more: str) -> Told:
+        result = cli(
+            "convert", *inputs, "-o", out, "-o", out.with_suffix(".json"), "--jobs", jobs, *more
+        )
+        bib = out.read_bytes() if out.exists() else b""
+        csl = out.with_suffix(".json").read_bytes() if out.exists() else b""
+        return bib, csl, result.stderr.replace(out.stem + ".", "j."), result.exit_code
+
+    return run

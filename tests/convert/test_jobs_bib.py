@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 from click.testing import Result
 
 from bib import parallel
 from bib.readers import bibtex_parts
+from tests.convert.conftest import Told
 
 pytestmark = pytest.mark.skipif(not parallel.can_fork(), reason="workers need fork here")
 
@@ -108,58 +108,37 @@ key, bidi controls, a paper whose two copies are parts apart, parse warnings."""
 
 
 @pytest.fixture
-def read_ahead(tiny_parts: None, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+def read_ahead(tiny_parts: None, parts_read_ahead: list[int]) -> list[int]:
     """Tiny parts, and a count of the parts read ahead (the path under test is taken)."""
-    from bib import convert
-
-    counted: list[int] = []
-    keep = convert._Reading.keep_ahead
-
-    def counting(self: convert._Reading, *args: Any, **kwargs: Any) -> None:
-        counted.append(1)
-        keep(self, *args, **kwargs)
-
-    monkeypatch.setattr(convert._Reading, "keep_ahead", counting)
-    return counted
-
-
-def _told(
-    cli: Callable[..., Result], inputs: list[Path], out: Path, jobs: str, *more: str
-) -> tuple[bytes, bytes, str, int]:
-    result = cli(
-        "convert", *inputs, "-o", out, "-o", out.with_suffix(".json"), "--jobs", jobs, *more
-    )
-    written = out.read_bytes() if out.exists() else b""
-    json = out.with_suffix(".json").read_bytes() if out.exists() else b""
-    return written, json, result.stderr.replace(out.stem + ".", "j."), result.exit_code
+    return parts_read_ahead
 
 
 def test_a_bib_extracted_ahead_in_workers_writes_the_same_bytes_and_warnings_for_every_jobs(
-    cli: Callable[..., Result], tmp_path: Path, read_ahead: list[int]
+    told: Callable[..., Told], tmp_path: Path, read_ahead: list[int]
 ) -> None:
     path = tmp_path / "in.bib"
     path.write_text(AHEAD, encoding="utf-8")
-    told = {jobs: _told(cli, [path], tmp_path / f"j{jobs}.bib", jobs) for jobs in "123"}
+    runs = {jobs: told([path], tmp_path / f"j{jobs}.bib", jobs) for jobs in "123"}
     assert read_ahead, "no part was read ahead"
-    assert told["1"] == told["2"] == told["3"]
-    assert told["2"][3] == 0
-    assert "removed bidirectional control characters" in told["2"][2]
-    assert "1 duplicates merged" in told["2"][2] or "1 duplicate merged" in told["2"][2]
+    assert runs["1"] == runs["2"] == runs["3"]
+    assert runs["2"][3] == 0
+    assert "removed bidirectional control characters" in runs["2"][2]
+    assert "1 duplicates merged" in runs["2"][2] or "1 duplicate merged" in runs["2"][2]
 
 
 def test_strict_stops_at_the_parse_warning_before_a_later_records_warning_for_every_jobs(
-    cli: Callable[..., Result], tmp_path: Path, read_ahead: list[int]
+    told: Callable[..., Told], tmp_path: Path, read_ahead: list[int]
 ) -> None:
     path = tmp_path / "in.bib"
     path.write_text(AHEAD, encoding="utf-8")
-    told = [_told(cli, [path], tmp_path / f"j{n}.bib", n, "--strict") for n in "12"]
-    assert told[0] == told[1]
-    assert told[1][3] == 2
-    assert "bidirectional" not in told[1][2]
+    runs = [told([path], tmp_path / f"j{n}.bib", n, "--strict") for n in "12"]
+    assert runs[0] == runs[1]
+    assert runs[1][3] == 2
+    assert "bidirectional" not in runs[1][2]
 
 
 def test_two_bibs_defining_a_string_differently_write_the_same_bytes_for_every_jobs(
-    cli: Callable[..., Result], tmp_path: Path, read_ahead: list[int]
+    told: Callable[..., Told], tmp_path: Path, read_ahead: list[int]
 ) -> None:
     first, second = tmp_path / "a.bib", tmp_path / "b.bib"
     pressed = "@string{pr = {Press}}\n@book{five, title = {Five}, publisher = pr, year = 2016}\n"
@@ -169,10 +148,10 @@ def test_two_bibs_defining_a_string_differently_write_the_same_bytes_for_every_j
         "@book{four, title = {Four}, author = {Hu Ide}, publisher = pr, year = 2015}\n",
         encoding="utf-8",
     )
-    told = {jobs: _told(cli, [first, second], tmp_path / f"j{jobs}.bib", jobs) for jobs in "12"}
+    runs = {jobs: told([first, second], tmp_path / f"j{jobs}.bib", jobs) for jobs in "12"}
     assert read_ahead, "no part was read ahead"
-    assert told["1"] == told["2"]
-    assert "is defined differently in two inputs" in told["2"][2]
+    assert runs["1"] == runs["2"]
+    assert "is defined differently in two inputs" in runs["2"][2]
 
 
 CROSSREF = (
@@ -198,25 +177,25 @@ parent with a bidi control (inherited as read, then stripped), a parent with a p
 
 
 def test_crossref_children_read_ahead_write_the_same_bytes_and_warnings_for_every_jobs(
-    cli: Callable[..., Result], tmp_path: Path, read_ahead: list[int]
+    told: Callable[..., Told], tmp_path: Path, read_ahead: list[int]
 ) -> None:
     path = tmp_path / "in.bib"
     path.write_text(CROSSREF, encoding="utf-8")
-    told = {jobs: _told(cli, [path], tmp_path / f"j{jobs}.bib", jobs) for jobs in "123"}
+    runs = {jobs: told([path], tmp_path / f"j{jobs}.bib", jobs) for jobs in "123"}
     assert read_ahead, "no part was read ahead"
-    assert told["1"] == told["2"] == told["3"]
-    assert told["2"][3] == 0
-    assert b"Hidden Collection" in told["2"][1]
-    assert "crossref 'nowhere' is not an entry of the file" in told["2"][2]
-    assert "crossref 'self' is not an entry of the file" in told["2"][2]
+    assert runs["1"] == runs["2"] == runs["3"]
+    assert runs["2"][3] == 0
+    assert b"Hidden Collection" in runs["2"][1]
+    assert "crossref 'nowhere' is not an entry of the file" in runs["2"][2]
+    assert "crossref 'self' is not an entry of the file" in runs["2"][2]
 
 
 def test_strict_stops_at_the_same_crossref_warning_for_every_jobs(
-    cli: Callable[..., Result], tmp_path: Path, read_ahead: list[int]
+    told: Callable[..., Told], tmp_path: Path, read_ahead: list[int]
 ) -> None:
     path = tmp_path / "in.bib"
     path.write_text(CROSSREF, encoding="utf-8")
-    told = [_told(cli, [path], tmp_path / f"j{n}.bib", n, "--strict") for n in "12"]
-    assert told[0] == told[1]
-    assert told[1][3] == 2
-    assert "crossref 'nowhere'" in told[1][2]
+    runs = [told([path], tmp_path / f"j{n}.bib", n, "--strict") for n in "12"]
+    assert runs[0] == runs[1]
+    assert runs[1][3] == 2
+    assert "crossref 'nowhere'" in runs[1][2]

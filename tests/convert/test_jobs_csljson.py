@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import Result
 
 from bib import convert as engine
 from bib import parallel
 from bib.readers import csljson
+from tests.convert.conftest import Told
 
 pytestmark = pytest.mark.skipif(not parallel.can_fork(), reason="workers need fork here")
 
@@ -41,67 +41,50 @@ def _items(count: int) -> list[dict[str, Any]]:
 
 
 @pytest.fixture
-def in_parts(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+def in_parts(monkeypatch: pytest.MonkeyPatch, parts_read_ahead: list[int]) -> list[int]:
     """Workers from five items on, in parts of three; a count of the parts read ahead (the
     path under test is taken)."""
     monkeypatch.setattr(engine, "PARALLEL_AFTER", 5)
     monkeypatch.setattr(engine, "LIST_PART", 3)
-    counted: list[int] = []
-    keep = engine._Reading.keep_ahead
-
-    def counting(self: engine._Reading, *args: Any, **kwargs: Any) -> None:
-        counted.append(1)
-        keep(self, *args, **kwargs)
-
-    monkeypatch.setattr(engine._Reading, "keep_ahead", counting)
-    return counted
-
-
-def _told(
-    cli: Callable[..., Result], path: Path, out: Path, jobs: str, *more: str
-) -> tuple[bytes, bytes, str, int]:
-    result = cli("convert", path, "-o", out, "-o", out.with_suffix(".json"), "--jobs", jobs, *more)
-    bib = out.read_bytes() if out.exists() else b""
-    csl = out.with_suffix(".json").read_bytes() if out.exists() else b""
-    return bib, csl, result.stderr.replace(out.stem + ".", "j."), result.exit_code
+    return parts_read_ahead
 
 
 def test_csl_json_read_in_parts_in_workers_writes_the_same_bytes_and_warnings_for_every_jobs(
-    cli: Callable[..., Result], tmp_path: Path, in_parts: list[int]
+    told: Callable[..., Told], tmp_path: Path, in_parts: list[int]
 ) -> None:
     path = tmp_path / "in.json"
     path.write_text(json.dumps(_items(20), indent=2), encoding="utf-8")
-    told = {jobs: _told(cli, path, tmp_path / f"j{jobs}.bib", jobs) for jobs in "123"}
+    runs = {jobs: told([path], tmp_path / f"j{jobs}.bib", jobs) for jobs in "123"}
     assert in_parts, "no part was read ahead"
-    assert told["1"] == told["2"] == told["3"]
-    assert told["2"][3] == 0
-    assert "has an empty type" in told["2"][2]
-    assert "removed bidirectional control characters" in told["2"][2]
+    assert runs["1"] == runs["2"] == runs["3"]
+    assert runs["2"][3] == 0
+    assert "has an empty type" in runs["2"][2]
+    assert "removed bidirectional control characters" in runs["2"][2]
 
 
 def test_an_invalid_item_in_a_late_part_is_the_same_error_after_the_same_warnings(
-    cli: Callable[..., Result], tmp_path: Path, in_parts: list[int]
+    told: Callable[..., Told], tmp_path: Path, in_parts: list[int]
 ) -> None:
     items = _items(20)
     items[16]["author"] = "not a list of names"
     path = tmp_path / "in.json"
     path.write_text(json.dumps(items, indent=2), encoding="utf-8")
-    told = [_told(cli, path, tmp_path / f"j{n}.bib", n) for n in "12"]
-    assert told[0] == told[1]
-    assert told[1][3] == 2
-    assert "invalid CSL-JSON item 16 (item16)" in told[1][2]
-    assert "has an empty type" in told[1][2]
+    runs = [told([path], tmp_path / f"j{n}.bib", n) for n in "12"]
+    assert runs[0] == runs[1]
+    assert runs[1][3] == 2
+    assert "invalid CSL-JSON item 16 (item16)" in runs[1][2]
+    assert "has an empty type" in runs[1][2]
 
 
 def test_strict_stops_at_the_same_first_warning_with_workers(
-    cli: Callable[..., Result], tmp_path: Path, in_parts: list[int]
+    told: Callable[..., Told], tmp_path: Path, in_parts: list[int]
 ) -> None:
     path = tmp_path / "in.json"
     path.write_text(json.dumps(_items(20), indent=2), encoding="utf-8")
-    told = [_told(cli, path, tmp_path / f"j{n}.bib", n, "--strict") for n in "12"]
-    assert told[0] == told[1]
-    assert told[1][3] == 2
-    assert "has an empty type" in told[1][2]
+    runs = [told([path], tmp_path / f"j{n}.bib", n, "--strict") for n in "12"]
+    assert runs[0] == runs[1]
+    assert runs[1][3] == 2
+    assert "has an empty type" in runs[1][2]
 
 
 @pytest.mark.parametrize("size", [1, 2, 3, 7, 25])
