@@ -98,7 +98,11 @@ def digest(text: str) -> str:
 
 def abstract_key(abstract: str) -> str:
     """The duplicate-detection key of an abstract ("" for an empty one)."""
-    words = _words(abstract)
+    return _words_digest(_words(abstract))
+
+
+def _words_digest(words: bytes) -> str:
+    """`abstract_key` of the abstract whose `_words` are `words`."""
     return hashlib.sha256(words).hexdigest()[:HASH_LENGTH] if words else ""
 
 
@@ -127,7 +131,7 @@ def record_id(
     if key and not _enough_words(words):
         return f"key:{key}"
     if words:
-        return f"abs:{hashlib.sha256(words).hexdigest()[:HASH_LENGTH]}"
+        return f"abs:{_words_digest(words)}"
     fallback = " ".join(
         [normalize_text(title), str(year or ""), normalize_text(_first_family(authors))]
     ).strip()
