@@ -14,7 +14,7 @@ topic tag says it). At most `MAX_KEYPHRASES` per record, strongest first.
 
 The scan lower-cases the abstract one character for one (hyphens and whitespace as
 spaces), so every offset in it is an offset of the abstract; one `split` of it (marks
-as `|` words) gives the words, one `Counter` the words said twice, and phrases are
+as `|` words) gives the words, one set the words said twice, and phrases are
 counted only where such a word starts one: linear in the abstract. Phrases of equal
 strength keep the order they first appear in, so every process gives the same phrases.
 """
@@ -22,8 +22,7 @@ strength keep the order they first appear in, so every process gives the same ph
 from __future__ import annotations
 
 import re
-from collections import Counter
-from itertools import compress, count, filterfalse
+from itertools import compress, count
 from typing import NamedTuple
 
 from bib.extract.vocabulary import FUNCTION_WORDS, CompiledTopics
@@ -155,10 +154,13 @@ class Keyphrase(NamedTuple):
 
 
 def singular(word: str) -> str:
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
+    """`policies` -> `policy`, `models` -> `model`; a word of three letters or fewer and
+    one ending in `ss`, `us` or `is` (`glass`, `bus`, `analysis`) stays as it is."""
+    if len(word) > 3 and word[-1] == "s":
+        if word.endswith("ies") and len(word) > 4:
+            return word[:-3] + "y"
+        if word[-2] not in "sui":
+            return word[:-1]
     return word
 
 
@@ -365,11 +367,15 @@ def _repeated(counted: str, scored: dict[str, tuple[float, str]]) -> None:
     Phrases are read inside runs of words that a function word, an opener (`novel`) or a
     mark does not break (`_RUN_BREAKS`); a phrase's words are as written, its last one
     singular. A phrase said twice starts on a word said twice: the steps over every word
-    (`split`, `Counter`, finding those words) run in C, and Python looks only where such
-    a word is followed by one that breaks no run (a tenth of the words)."""
+    (`split`, the words said twice, finding those words) are one pass each, and Python
+    looks only where such a word is followed by one that breaks no run (a tenth of the
+    words). A longer phrase said twice is a chain of pairs said twice (`a b c` needs `a b`
+    and `b c`), so it is read off the pairs, never off the words again."""
     tokens = counted.split()
-    said = Counter(filterfalse(_RUN_BREAKS.__contains__, tokens))
-    opening = {word for word, seen in said.items() if seen > 1}
+    said: set[str] = set()
+    add = said.add
+    # a word is kept from its second saying on (the first only adds it: `add` gives None)
+    opening = {word for word in tokens if word in said or add(word)}.difference(_RUN_BREAKS)
     if not opening:
         return
     tokens.append("|")  # every word is followed by one, and a run ends at the end
@@ -384,14 +390,17 @@ def _repeated(counted: str, scored: dict[str, tuple[float, str]]) -> None:
     twice = {pair: seen for pair, seen in pairs.items() if seen > 1}
     if not twice:
         return
-    grams = dict(twice)
+    grams: dict[tuple[str, ...], int] = dict(twice)
     for i, pair in starts.items():
-        if pair in twice:
-            for j in range(i + 2, i + LONGEST):
-                then = tokens[j]
-                if then in _RUN_BREAKS:
-                    break
-                gram = (*tokens[i:j], singular(then) if then[-1] == "s" else then)
+        # every saying of `a b c` said twice has `a b` and `b c` (`b` as written) said
+        # twice after it, and of `a b c d` also `c d`: a gram is counted where its pairs
+        # are, which counts every gram said twice (and leaves out only some said once);
+        # four words at most (`LONGEST`)
+        if pair in twice and (second := starts.get(i + 1, _NO_PAIR)) in twice:
+            gram: tuple[str, ...] = (pair[0], *second)
+            grams[gram] = grams.get(gram, 0) + 1
+            if (third := starts.get(i + 2, _NO_PAIR)) in twice:
+                gram = (pair[0], second[0], *third)
                 grams[gram] = grams.get(gram, 0) + 1
     covered: dict[tuple[str, ...], int] = {}
     said_twice = [(gram, seen) for gram, seen in grams.items() if seen > 1]
@@ -409,6 +418,10 @@ def _repeated(counted: str, scored: dict[str, tuple[float, str]]) -> None:
         phrase = " ".join(gram)
         have = scored.get(phrase)
         scored[phrase] = (seen * n + (have[0] if have else 0.0), have[1] if have else "")
+
+
+_NO_PAIR = ("", "")
+"""Where no pair starts (no word of `counted` is empty)."""
 
 
 def _longest_first(item: tuple[tuple[str, ...], int]) -> int:
