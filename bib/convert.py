@@ -50,9 +50,10 @@ Item = TypeVar("Item")
 
 
 class Progress(Protocol):
-    """Sees every record a worker read and extracted ahead (`_read_list`), and every other
-    unique paper as it goes into the stages, in whatever form each travels, and passes each
-    on."""
+    """Sees every record a worker read and extracted ahead (`_read_list`, `_kept`), and every
+    other unique paper as it goes into the stages, in whatever form each travels, and passes
+    each on: each record once (the copies of a paper read ahead are seen, and so is the
+    paper they merge into)."""
 
     def __call__(self, items: Iterable[Item], /) -> Iterator[Item]: ...
 
@@ -919,7 +920,7 @@ def _read_bib(
     bibtex_parts.tell(done, name, warn, False)
     parents = _Parents.of(done, stored) if linked else None
 
-    def arrived() -> Iterator[tuple[list[str], list[str]] | Record | _Resolved]:
+    def arrived() -> Iterator[Arrived]:
         position = 0
         for index, found in enumerate(done):
             if found.ahead is None:
@@ -951,6 +952,11 @@ class _Resolved(NamedTuple):
 
     position: int
     record: Record
+
+
+Arrived = tuple[list[str], list[str]] | Record | _Resolved
+"""A record as `_kept` gets it: read ahead (its identities and what to tell of it), or read
+here (a Record, or a `_Resolved` child)."""
 
 
 @dataclass
@@ -1072,14 +1078,15 @@ def _read_csl(
 
 
 def _kept(
-    items: Iterator[tuple[list[str], list[str]] | Record | _Resolved],
+    items: Iterator[Arrived],
     options: ConvertOptions,
     warn: Report | None,
     reading: _Reading,
 ) -> Iterator[list[str]]:
     """The identities of records read ahead (each with what to tell of it) or read here
-    (a Record, or a `_Resolved` child, kept and told here), in order, seen by `progress`."""
-    for item in options.progress(items) if options.progress else items:
+    (a Record, or a `_Resolved` child, kept and told here), in order. `progress` sees
+    those read ahead (`_counted`)."""
+    for item in _counted(items, options.progress):
         if isinstance(item, Record):
             yield reading.keep(_stripped(item, warn))
             continue
@@ -1091,6 +1098,29 @@ def _kept(
             for message in told:
                 warn(message)
         yield identities
+
+
+def _counted(items: Iterator[Arrived], progress: Progress | None) -> Iterator[Arrived]:
+    """`items` in order, those read ahead shown to `progress` as they pass. A record read
+    here is kept as read and goes into the stages after the merge, where `progress` sees
+    it (`Workers`): shown here too, it was counted twice."""
+    if progress is None:
+        yield from items
+        return
+    here: collections.deque[Record | _Resolved] = collections.deque()
+
+    def ahead() -> Iterator[Arrived]:
+        for item in items:
+            if isinstance(item, (Record, _Resolved)):
+                here.append(item)
+            else:
+                yield item
+
+    for item in progress(ahead()):
+        while here:
+            yield here.popleft()
+        yield item
+    yield from here
 
 
 def _prepared(
