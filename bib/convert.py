@@ -454,12 +454,12 @@ class _Reading:
         part: _Ahead | _BibAhead | _CslAhead,
         made: _Made,
         data: list[bytes],
-        done: list[Plain] | None,
+        done: list[Prepared] | None,
         held: list[bytes],
         stored: _Stored | None = None,
     ) -> None:
         """Keep what a worker made of the records of a part it read: `made` its `_Made`, `data`
-        what `encode` made of each, `done` the rest of each `Prepared` (None: it could not make
+        what `encode` made of each, `done` each `Prepared` but its `data` (None: it could not make
         them), `held` each `Prepared.held`; `stored`: where `store` put `data` and
         `made.kept` already (`data` is then empty)."""
         if stored is None:
@@ -477,7 +477,7 @@ class _Reading:
             self.ahead.extend(itertools.repeat(None, part.total))
             self.ahead_at.extend(itertools.repeat(-1, part.total))
             return
-        self.ahead.extend(Prepared.of_plain(plain, b"") for plain in done)
+        self.ahead.extend(done)
         self.ahead_at.extend(range(stored.done, stored.done + part.total))
         for offset, record in enumerate(held):
             if record:
@@ -794,11 +794,15 @@ class _Made(NamedTuple):
         return self.unstripped.get(offset) or self.kept[offset]
 
     @staticmethod
-    def of_blob(blob: bytes) -> tuple[_Made, list[bytes], list[Plain] | None, list[bytes]]:
-        """`_work_ahead`'s blob: the `_Made`, and each record's encoding, `Prepared.plain`
-        (None: the stages failed) and `Prepared.held`."""
+    def of_blob(blob: bytes) -> tuple[_Made, list[bytes], list[Prepared] | None, list[bytes]]:
+        """`_work_ahead`'s blob: the `_Made`, and each record's encoding, `Prepared` without
+        its `data` (None: the stages failed) and `Prepared.held`; unpacked as each part
+        arrives, while the workers read on."""
         read, latex, kept, unstripped, keys, children, data, done, held = marshal.loads(blob)
-        return _Made(read, latex, kept, unstripped, keys, children), data, done, held
+        made = _Made(read, latex, kept, unstripped, keys, children)
+        if done is None:
+            return made, data, None, held
+        return made, data, [Prepared.of_plain(plain, b"") for plain in done], held
 
 
 Read = Callable[[Report], Iterable[Record]]
@@ -899,7 +903,7 @@ def _read_bib(
     linked = crossref.mentions(source)
     # the parse warnings come first: a record's are told here, in order
     work = _work_ahead(options, encode, strict=False, as_read=True)
-    stored: dict[int, tuple[_Made, _Stored, list[Plain] | None, list[bytes]]] = {}
+    stored: dict[int, tuple[_Made, _Stored, list[Prepared] | None, list[bytes]]] = {}
 
     def take(found: bibtex_parts.Read) -> None:
         """Into the spools while the workers read on: the blob is not held to the end."""
@@ -979,7 +983,7 @@ class _Parents:
     def of(
         cls,
         done: list[bibtex_parts.Read],
-        stored: Mapping[int, tuple[_Made, _Stored, list[Plain] | None, list[bytes]]],
+        stored: Mapping[int, tuple[_Made, _Stored, list[Prepared] | None, list[bytes]]],
     ) -> _Parents:
         made: list[_Made | None] = []
         starts: list[int] = []
