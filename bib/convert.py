@@ -347,7 +347,7 @@ def _spool(
             for group in papers
         )
         unique = stats.read - len(copies) + len(papers)
-        extracted = _prepared(itertools.chain(todo, merged), options, encode)
+        extracted = _prepared(itertools.chain(todo, merged), options, encode, bool(reading.parts))
         listed = _Listed()
         bases: list[tuple[str, str]] = []
         owns: dict[int, OwnKey] = {}
@@ -1128,12 +1128,13 @@ def _counted(items: Iterator[Arrived], progress: Progress | None) -> Iterator[Ar
 
 
 def _prepared(
-    records: Iterable[bytes], options: ConvertOptions, encode: Encoder
+    records: Iterable[bytes], options: ConvertOptions, encode: Encoder, ahead: bool = False
 ) -> Iterator[Prepared]:
     """Each unique paper (as `record_bytes`) through the stages, then the lookups, then
-    encoded: the stages and the encoding in worker processes when `jobs` says so, the
-    lookups always here."""
-    workers = Workers(options.jobs, options.progress)
+    encoded: the stages and the encoding in worker processes when `jobs` says so (`ahead`:
+    after inputs read ahead in workers, from `AFTER_AHEAD` records on), the lookups always
+    here."""
+    workers = Workers(options.jobs, options.progress, AFTER_AHEAD if ahead else None)
     (stages, listing), lookups = _list_stage(options.stages), options.lookups
     texts = bool(options.pinned)
     if not lookups:
@@ -1247,6 +1248,12 @@ PARALLEL_AFTER = 2_000
 """Records read before worker processes pay: below this, starting them (forking, each
 worker's first batch cold) costs more than it saves (benchmarks/convert.py --jobs)."""
 
+AFTER_AHEAD = 4 * parallel.BATCH
+"""Records left to extract after the merge of inputs read ahead in workers (a `.bib`'s
+crossref children and the merged copies of a paper, TeX Live's 1,119 at 20,000 entries)
+from which they go to workers too: the run's extraction was parallel already, so this is
+its last serial part, and a pool starts in about 30-70 ms (benchmarks/convert.py --jobs)."""
+
 PARALLEL_BATCH = 4 * parallel.BATCH
 """Records sent to a worker at once: large enough that pickling and the pipes cost little
 beside the work, small enough to keep every worker busy to the end."""
@@ -1254,10 +1261,12 @@ beside the work, small enough to keep every worker busy to the end."""
 
 @dataclass(frozen=True, slots=True)
 class Workers:
-    """How the per-record work runs: here (`jobs` 1, or a small input) or in worker processes."""
+    """How the per-record work runs: here (`jobs` 1, or a small input) or in worker processes,
+    from `after` records on (None: `PARALLEL_AFTER`)."""
 
     jobs: int = 1
     progress: Progress | None = None
+    after: int | None = None
 
     def run(
         self,
@@ -1272,8 +1281,9 @@ class Workers:
         records = iter(records)
         if self.jobs < 2:
             return iter(work(records))
-        head = list(itertools.islice(records, PARALLEL_AFTER))
-        if len(head) < PARALLEL_AFTER:
+        after = PARALLEL_AFTER if self.after is None else self.after
+        head = list(itertools.islice(records, after))
+        if len(head) < after:
             return iter(work(head))
 
         def batch_work(batch: list[bytes]) -> bytes:
