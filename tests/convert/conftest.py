@@ -158,3 +158,24 @@ def progress_count(path: Path, jobs: int) -> tuple[int, int]:
 
     result = convert.run([path], convert.ConvertOptions(jobs=jobs, progress=counting))
     return result.stats.records, len(seen)
+
+
+@pytest.fixture
+def after_merge_in_workers(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Records left after the merge of inputs read ahead (a `.bib`'s crossref children, the
+    merged copies) sent to workers from one on, three a batch; a count of the runs of them
+    that went to workers (`Workers.run` past `after`), so that a test can assert it."""
+    from bib import convert, parallel
+
+    monkeypatch.setattr(convert, "AFTER_AHEAD", 1)
+    monkeypatch.setattr(convert, "PARALLEL_BATCH", 3)
+    counted: list[int] = []
+    ordered_map = parallel.ordered_map
+
+    def counting(work: Callable[[Any], Any], batches: Iterable[Any], jobs: int) -> Iterator[Any]:
+        if work.__name__ == "batch_work":  # `Workers.run`'s
+            counted.append(1)
+        return ordered_map(work, batches, jobs)
+
+    monkeypatch.setattr(parallel, "ordered_map", counting)
+    return counted

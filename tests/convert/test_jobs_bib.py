@@ -113,18 +113,25 @@ key, bidi controls, a paper whose two copies are parts apart, parse warnings."""
 
 
 @pytest.fixture
-def read_ahead(tiny_parts: None, parts_read_ahead: list[int]) -> list[int]:
-    """Tiny parts, and a count of the parts read ahead (the path under test is taken)."""
+def read_ahead(
+    tiny_parts: None, parts_read_ahead: list[int], after_merge_in_workers: list[int]
+) -> list[int]:
+    """Tiny parts, what is left after the merge in workers too, and a count of the parts
+    read ahead (the path under test is taken)."""
     return parts_read_ahead
 
 
 def test_a_bib_extracted_ahead_in_workers_writes_the_same_bytes_and_warnings_for_every_jobs(
-    told: Callable[..., Told], tmp_path: Path, read_ahead: list[int]
+    told: Callable[..., Told],
+    tmp_path: Path,
+    read_ahead: list[int],
+    after_merge_in_workers: list[int],
 ) -> None:
     path = tmp_path / "in.bib"
     path.write_text(AHEAD, encoding="utf-8")
     runs = {jobs: told([path], tmp_path / f"j{jobs}.bib", jobs) for jobs in "123"}
     assert read_ahead, "no part was read ahead"
+    assert after_merge_in_workers, "the copies and parts read here were not extracted in workers"
     assert runs["1"] == runs["2"] == runs["3"]
     assert runs["2"][3] == 0
     assert "removed bidirectional control characters" in runs["2"][2]
@@ -182,12 +189,16 @@ parent with a bidi control (inherited as read, then stripped), a parent with a p
 
 
 def test_crossref_children_read_ahead_write_the_same_bytes_and_warnings_for_every_jobs(
-    told: Callable[..., Told], tmp_path: Path, read_ahead: list[int]
+    told: Callable[..., Told],
+    tmp_path: Path,
+    read_ahead: list[int],
+    after_merge_in_workers: list[int],
 ) -> None:
     path = tmp_path / "in.bib"
     path.write_text(CROSSREF, encoding="utf-8")
     runs = {jobs: told([path], tmp_path / f"j{jobs}.bib", jobs) for jobs in "123"}
     assert read_ahead, "no part was read ahead"
+    assert after_merge_in_workers, "the children were not extracted in workers"
     assert runs["1"] == runs["2"] == runs["3"]
     assert runs["2"][3] == 0
     assert b"Hidden Collection" in runs["2"][1]
