@@ -295,8 +295,9 @@ def spool(
     more are read, extracted and encoded ahead, part by part, in that many worker processes
     (`_read_list`, `_read_bib`, `_read_csl`; the few copies of a paper, and a `.bib`'s
     crossref children, are taken as read and merged or resolved first), and whatever else
-    is left of more than `PARALLEL_AFTER` records is extracted and encoded in them, batch by
-    batch, after merging (`Workers`); always in order. Merging, lookups, keys and the spool
+    is left of more than `PARALLEL_AFTER` records (`AFTER_AHEAD` after inputs read ahead)
+    is extracted and encoded in them, batch by batch, after merging (`Workers`); always in
+    order. Merging, lookups, keys and the spool
     stay here, so the result is the same for every `jobs`."""
     options = options or ConvertOptions()
     if options.report is not None:
