@@ -52,8 +52,8 @@ Item = TypeVar("Item")
 class Progress(Protocol):
     """Sees every record a worker read and extracted ahead (`_read_list`, `_kept`), and every
     other unique paper as it goes into the stages, in whatever form each travels, and passes
-    each on: each record once (the copies of a paper read ahead are seen, and so is the
-    paper they merge into)."""
+    each on: a record is seen once, but the copies of a paper read ahead are each seen, and
+    so is the paper they merge into (they are known as copies only once all are read)."""
 
     def __call__(self, items: Iterable[Item], /) -> Iterator[Item]: ...
 
