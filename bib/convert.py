@@ -297,8 +297,8 @@ def spool(
     crossref children, are taken as read and merged or resolved first), and whatever else
     is left of more than `PARALLEL_AFTER` records (`AFTER_AHEAD` after inputs read ahead)
     is extracted and encoded in them, batch by batch, after merging (`Workers`); always in
-    order. Merging, lookups, keys and the spool
-    stay here, so the result is the same for every `jobs`."""
+    order. Merging, lookups, keys and the spool stay here, so the result is the same for
+    every `jobs`."""
     options = options or ConvertOptions()
     if options.report is not None:
         options = replace(options, report=_once(options.report))
@@ -460,8 +460,8 @@ class _Reading:
         stored: _Stored | None = None,
     ) -> None:
         """Keep what a worker made of the records of a part it read: `made` its `_Made`, `data`
-        what `encode` made of each, `done` each `Prepared` but its `data` (None: it could not make
-        them), `held` each `Prepared.held`; `stored`: where `store` put `data` and
+        what `encode` made of each, `done` each `Prepared` but its `data` (None: it could not
+        make them), `held` each `Prepared.held`; `stored`: where `store` put `data` and
         `made.kept` already (`data` is then empty)."""
         if stored is None:
             stored = self.store(made, data)
@@ -1251,9 +1251,10 @@ worker's first batch cold) costs more than it saves (benchmarks/convert.py --job
 
 AFTER_AHEAD = 4 * parallel.BATCH
 """Records left to extract after the merge of inputs read ahead in workers (a `.bib`'s
-crossref children and the merged copies of a paper, TeX Live's 1,119 at 20,000 entries)
-from which they go to workers too: the run's extraction was parallel already, so this is
-its last serial part, and a pool starts in about 30-70 ms (benchmarks/convert.py --jobs)."""
+crossref children and the merged copies of a paper: 964 of 20,000 TeX Live entries) from
+which they go to workers too: the run's extraction was parallel already, so this was its
+last serial part, and a pool starts in about 30-70 ms, when 256 records take about 80 ms
+to extract here (docs/convert.md, `--jobs`, 2026-12-06)."""
 
 PARALLEL_BATCH = 4 * parallel.BATCH
 """Records sent to a worker at once: large enough that pickling and the pipes cost little

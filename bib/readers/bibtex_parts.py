@@ -112,8 +112,8 @@ def _presumed(text: str, path: str, parts: list[Part]) -> _Presumed:
 
 def _keys(text: str) -> dict[str, tuple[int, int]]:
     """Where each key first seems to be an entry's, and its line (`_ENTRY_KEY`, tried at
-    each `@` found by `str.find`: a multi-line regex beginning `^[ \t]*@` tries every
-    position of the text, three quarters of the time of this first pass on TeX Live's)."""
+    each `@` that `str.find` finds: a multi-line regex starting with blanks at a line start
+    tries every position of the text; 0.145 -> 0.068 s on 20,000 TeX Live entries)."""
     keys: dict[str, tuple[int, int]] = {}
     pos, line = 0, 1
     at = text.find("@")
