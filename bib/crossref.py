@@ -183,17 +183,7 @@ def parents(records: Iterable[Record]) -> frozenset[str]:
     return frozenset(filter(None, map(parent_key, records)))
 
 
-MENTION_CHUNK = 1 << 20
-"""Bytes of a `.bib` lowered at a time by `mentions`: a copy of the whole file lowered was
-the main process's peak with `--jobs` (154 MiB more, beside the file's bytes and text, on a
-100,000-entry `.bib`)."""
-
-
 def mentions(data: bytes) -> bool:
     """Whether a `.bib` may use crossref or xdata (only then is the file held whole)."""
-    overlap = len(b"crossref") - 1  # a word cut by a chunk's end is whole in the next
-    for start in range(0, len(data), MENTION_CHUNK):
-        lowered = data[max(0, start - overlap) : start + MENTION_CHUNK].lower()
-        if b"crossref" in lowered or b"xdata" in lowered:
-            return True
-    return False
+    lowered = data.lower()
+    return b"crossref" in lowered or b"xdata" in lowered

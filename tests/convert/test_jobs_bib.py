@@ -8,10 +8,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import Result
-from hypothesis import given
-from hypothesis import strategies as st
 
-from bib import crossref, parallel
+from bib import parallel
 from bib.readers import bibtex_parts
 from tests.convert.conftest import Told, progress_count
 
@@ -244,21 +242,3 @@ def test_the_progress_display_counts_each_record_of_a_part_read_again_here_once(
     assert parts_read_here, "no part was read again here"
     assert counted == records
     assert progress_count(path, 1) == (records, counted)
-
-
-@given(
-    st.lists(
-        st.sampled_from([b"cross", b"CrossRef", b"ref", b"xdata", b"xDA", b"ta", b"x", b"\n"])
-    ),
-    st.integers(1, 9),
-)
-def test_a_bib_mentions_crossref_or_xdata_when_its_whole_text_lowered_does(
-    pieces: list[bytes], chunk: int
-) -> None:
-    """`crossref.mentions` lowers a chunk at a time (the whole file lowered at once was the
-    main process's peak): the oracle is the whole file lowered."""
-    data = b"".join(pieces)
-    lowered = data.lower()
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(crossref, "MENTION_CHUNK", chunk)
-        assert crossref.mentions(data) == (b"crossref" in lowered or b"xdata" in lowered)
