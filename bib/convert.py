@@ -50,9 +50,10 @@ Item = TypeVar("Item")
 
 
 class Progress(Protocol):
-    """Sees every record a worker read and extracted ahead (`_read_list`), and every other
-    unique paper as it goes into the stages, in whatever form each travels, and passes each
-    on."""
+    """Sees every record a worker read and extracted ahead (`_read_list`, `_kept`), and every
+    other unique paper as it goes into the stages, in whatever form each travels, and passes
+    each on: a record is seen once, but the copies of a paper read ahead are each seen, and
+    so is the paper they merge into (they are known as copies only once all are read)."""
 
     def __call__(self, items: Iterable[Item], /) -> Iterator[Item]: ...
 
@@ -294,9 +295,10 @@ def spool(
     more are read, extracted and encoded ahead, part by part, in that many worker processes
     (`_read_list`, `_read_bib`, `_read_csl`; the few copies of a paper, and a `.bib`'s
     crossref children, are taken as read and merged or resolved first), and whatever else
-    is left of more than `PARALLEL_AFTER` records is extracted and encoded in them, batch by
-    batch, after merging (`Workers`); always in order. Merging, lookups, keys and the spool
-    stay here, so the result is the same for every `jobs`."""
+    is left of more than `PARALLEL_AFTER` records (`AFTER_AHEAD` after inputs read ahead)
+    is extracted and encoded in them, batch by batch, after merging (`Workers`); always in
+    order. Merging, lookups, keys and the spool stay here, so the result is the same for
+    every `jobs`."""
     options = options or ConvertOptions()
     if options.report is not None:
         options = replace(options, report=_once(options.report))
@@ -346,7 +348,7 @@ def _spool(
             for group in papers
         )
         unique = stats.read - len(copies) + len(papers)
-        extracted = _prepared(itertools.chain(todo, merged), options, encode)
+        extracted = _prepared(itertools.chain(todo, merged), options, encode, bool(reading.parts))
         listed = _Listed()
         bases: list[tuple[str, str]] = []
         owns: dict[int, OwnKey] = {}
@@ -453,13 +455,13 @@ class _Reading:
         part: _Ahead | _BibAhead | _CslAhead,
         made: _Made,
         data: list[bytes],
-        done: list[Plain] | None,
+        done: list[Prepared] | None,
         held: list[bytes],
         stored: _Stored | None = None,
     ) -> None:
         """Keep what a worker made of the records of a part it read: `made` its `_Made`, `data`
-        what `encode` made of each, `done` the rest of each `Prepared` (None: it could not make
-        them), `held` each `Prepared.held`; `stored`: where `store` put `data` and
+        what `encode` made of each, `done` each `Prepared` but its `data` (None: it could not
+        make them), `held` each `Prepared.held`; `stored`: where `store` put `data` and
         `made.kept` already (`data` is then empty)."""
         if stored is None:
             stored = self.store(made, data)
@@ -476,7 +478,7 @@ class _Reading:
             self.ahead.extend(itertools.repeat(None, part.total))
             self.ahead_at.extend(itertools.repeat(-1, part.total))
             return
-        self.ahead.extend(Prepared.of_plain(plain, b"") for plain in done)
+        self.ahead.extend(done)
         self.ahead_at.extend(range(stored.done, stored.done + part.total))
         for offset, record in enumerate(held):
             if record:
@@ -793,11 +795,15 @@ class _Made(NamedTuple):
         return self.unstripped.get(offset) or self.kept[offset]
 
     @staticmethod
-    def of_blob(blob: bytes) -> tuple[_Made, list[bytes], list[Plain] | None, list[bytes]]:
-        """`_work_ahead`'s blob: the `_Made`, and each record's encoding, `Prepared.plain`
-        (None: the stages failed) and `Prepared.held`."""
+    def of_blob(blob: bytes) -> tuple[_Made, list[bytes], list[Prepared] | None, list[bytes]]:
+        """`_work_ahead`'s blob: the `_Made`, and each record's encoding, `Prepared` without
+        its `data` (None: the stages failed) and `Prepared.held`; unpacked as each part
+        arrives, while the workers read on."""
         read, latex, kept, unstripped, keys, children, data, done, held = marshal.loads(blob)
-        return _Made(read, latex, kept, unstripped, keys, children), data, done, held
+        made = _Made(read, latex, kept, unstripped, keys, children)
+        if done is None:
+            return made, data, None, held
+        return made, data, [Prepared.of_plain(plain, b"") for plain in done], held
 
 
 Read = Callable[[Report], Iterable[Record]]
@@ -898,7 +904,7 @@ def _read_bib(
     linked = crossref.mentions(source)
     # the parse warnings come first: a record's are told here, in order
     work = _work_ahead(options, encode, strict=False, as_read=True)
-    stored: dict[int, tuple[_Made, _Stored, list[Plain] | None, list[bytes]]] = {}
+    stored: dict[int, tuple[_Made, _Stored, list[Prepared] | None, list[bytes]]] = {}
 
     def take(found: bibtex_parts.Read) -> None:
         """Into the spools while the workers read on: the blob is not held to the end."""
@@ -919,7 +925,7 @@ def _read_bib(
     bibtex_parts.tell(done, name, warn, False)
     parents = _Parents.of(done, stored) if linked else None
 
-    def arrived() -> Iterator[tuple[list[str], list[str]] | Record | _Resolved]:
+    def arrived() -> Iterator[Arrived]:
         position = 0
         for index, found in enumerate(done):
             if found.ahead is None:
@@ -953,6 +959,11 @@ class _Resolved(NamedTuple):
     record: Record
 
 
+Arrived = tuple[list[str], list[str]] | Record | _Resolved
+"""A record as `_kept` gets it: read ahead (its identities and what to tell of it), or read
+here (a Record, or a `_Resolved` child)."""
+
+
 @dataclass
 class _Parents:
     """The records of a `.bib` read in parts that `crossref.resolved` asks for, found by key
@@ -973,7 +984,7 @@ class _Parents:
     def of(
         cls,
         done: list[bibtex_parts.Read],
-        stored: Mapping[int, tuple[_Made, _Stored, list[Plain] | None, list[bytes]]],
+        stored: Mapping[int, tuple[_Made, _Stored, list[Prepared] | None, list[bytes]]],
     ) -> _Parents:
         made: list[_Made | None] = []
         starts: list[int] = []
@@ -1072,14 +1083,15 @@ def _read_csl(
 
 
 def _kept(
-    items: Iterator[tuple[list[str], list[str]] | Record | _Resolved],
+    items: Iterator[Arrived],
     options: ConvertOptions,
     warn: Report | None,
     reading: _Reading,
 ) -> Iterator[list[str]]:
     """The identities of records read ahead (each with what to tell of it) or read here
-    (a Record, or a `_Resolved` child, kept and told here), in order, seen by `progress`."""
-    for item in options.progress(items) if options.progress else items:
+    (a Record, or a `_Resolved` child, kept and told here), in order. `progress` sees
+    those read ahead (`_counted`)."""
+    for item in _counted(items, options.progress):
         if isinstance(item, Record):
             yield reading.keep(_stripped(item, warn))
             continue
@@ -1093,13 +1105,37 @@ def _kept(
         yield identities
 
 
+def _counted(items: Iterator[Arrived], progress: Progress | None) -> Iterator[Arrived]:
+    """`items` in order, those read ahead shown to `progress` as they pass. A record read
+    here is kept as read and goes into the stages after the merge, where `progress` sees
+    it (`Workers`): shown here too, it was counted twice."""
+    if progress is None:
+        yield from items
+        return
+    here: collections.deque[Record | _Resolved] = collections.deque()
+
+    def ahead() -> Iterator[Arrived]:
+        for item in items:
+            if isinstance(item, (Record, _Resolved)):
+                here.append(item)
+            else:
+                yield item
+
+    for item in progress(ahead()):
+        while here:
+            yield here.popleft()
+        yield item
+    yield from here
+
+
 def _prepared(
-    records: Iterable[bytes], options: ConvertOptions, encode: Encoder
+    records: Iterable[bytes], options: ConvertOptions, encode: Encoder, ahead: bool = False
 ) -> Iterator[Prepared]:
     """Each unique paper (as `record_bytes`) through the stages, then the lookups, then
-    encoded: the stages and the encoding in worker processes when `jobs` says so, the
-    lookups always here."""
-    workers = Workers(options.jobs, options.progress)
+    encoded: the stages and the encoding in worker processes when `jobs` says so (`ahead`:
+    after inputs read ahead in workers, from `AFTER_AHEAD` records on), the lookups always
+    here."""
+    workers = Workers(options.jobs, options.progress, AFTER_AHEAD if ahead else None)
     (stages, listing), lookups = _list_stage(options.stages), options.lookups
     texts = bool(options.pinned)
     if not lookups:
@@ -1213,6 +1249,13 @@ PARALLEL_AFTER = 2_000
 """Records read before worker processes pay: below this, starting them (forking, each
 worker's first batch cold) costs more than it saves (benchmarks/convert.py --jobs)."""
 
+AFTER_AHEAD = 4 * parallel.BATCH
+"""Records left to extract after the merge of inputs read ahead in workers (a `.bib`'s
+crossref children and the merged copies of a paper: 964 of 20,000 TeX Live entries) from
+which they go to workers too: the run's extraction was parallel already, so this was its
+last serial part, and a pool starts in about 30-70 ms, when 256 records take about 80 ms
+to extract here (docs/convert.md, `--jobs`, 2026-12-06)."""
+
 PARALLEL_BATCH = 4 * parallel.BATCH
 """Records sent to a worker at once: large enough that pickling and the pipes cost little
 beside the work, small enough to keep every worker busy to the end."""
@@ -1220,10 +1263,12 @@ beside the work, small enough to keep every worker busy to the end."""
 
 @dataclass(frozen=True, slots=True)
 class Workers:
-    """How the per-record work runs: here (`jobs` 1, or a small input) or in worker processes."""
+    """How the per-record work runs: here (`jobs` 1, or a small input) or in worker processes,
+    from `after` records on (None: `PARALLEL_AFTER`)."""
 
     jobs: int = 1
     progress: Progress | None = None
+    after: int | None = None
 
     def run(
         self,
@@ -1238,8 +1283,9 @@ class Workers:
         records = iter(records)
         if self.jobs < 2:
             return iter(work(records))
-        head = list(itertools.islice(records, PARALLEL_AFTER))
-        if len(head) < PARALLEL_AFTER:
+        after = PARALLEL_AFTER if self.after is None else self.after
+        head = list(itertools.islice(records, after))
+        if len(head) < after:
             return iter(work(head))
 
         def batch_work(batch: list[bytes]) -> bytes:

@@ -20,11 +20,12 @@ record (each part sends its first record both ways)."""
 
 from __future__ import annotations
 
+import bisect
 import marshal
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from bib import parallel
 from bib.errors import BibError
@@ -44,10 +45,10 @@ while, few enough that `ordered_map`'s window keeps memory bounded."""
 
 _CUT = re.compile(r"^[ \t]*@[ \t]*[A-Za-z_][\w:.+-]*[ \t]*[{(]", re.MULTILINE)
 _ENTRY_KEY = re.compile(
-    r"^[ \t]*(@)[ \t]*([A-Za-z_][\w:.+-]*)[ \t]*(?:\{[ \t\n]*([^\s,}]*)|\([ \t\n]*([^\s,)]*))",
-    re.MULTILINE,
+    r"@[ \t]*([A-Za-z_][\w:.+-]*)[ \t]*(?:\{[ \t\n]*([^\s,}]*)|\([ \t\n]*([^\s,)]*))"
 )
-"""Where an entry seems to start, and its key (`bibtex_syntax._Parser.entry`)."""
+"""An entry's start and its key (`bibtex_syntax._Parser.entry`), matched at an `@` that only
+blanks put after a line start (`_keys`)."""
 _NOT_ENTRIES = frozenset({"string", "preamble", "comment"})
 _COMMAND = re.compile(r"@[ \t\n]*(?:string|preamble)[ \t\n]*[{(]", re.IGNORECASE)
 """Where an `@string` or `@preamble` may start (`bibtex_syntax._AT` with one of them)."""
@@ -110,16 +111,25 @@ def _presumed(text: str, path: str, parts: list[Part]) -> _Presumed:
 
 
 def _keys(text: str) -> dict[str, tuple[int, int]]:
-    """Where each key first seems to be an entry's, and its line (`_ENTRY_KEY`)."""
+    """Where each key first seems to be an entry's, and its line (`_ENTRY_KEY`, tried at
+    each `@` that `str.find` finds: a multi-line regex starting with blanks at a line start
+    tries every position of the text; 0.145 -> 0.068 s on 20,000 TeX Live entries)."""
     keys: dict[str, tuple[int, int]] = {}
     pos, line = 0, 1
-    for match in _ENTRY_KEY.finditer(text):
-        key = match.group(3) if match.group(3) is not None else match.group(4)
-        if not key or match.group(2).lower() in _NOT_ENTRIES:
+    at = text.find("@")
+    while at >= 0:
+        match = None
+        if not text[text.rfind("\n", 0, at) + 1 : at].strip(" \t"):
+            match = _ENTRY_KEY.match(text, at)
+        if match is None:
+            at = text.find("@", at + 1)
             continue
-        line += text.count("\n", pos, match.start(1))
-        pos = match.start(1)
-        keys.setdefault(key.casefold(), (pos, line))
+        key = match[2] if match[2] is not None else match[3]
+        if key and match[1].lower() not in _NOT_ENTRIES:
+            line += text.count("\n", pos, at)
+            pos = at
+            keys.setdefault(key.casefold(), (pos, line))
+        at = text.find("@", match.end())
     return keys
 
 
@@ -359,10 +369,24 @@ def read_parts(
 
 def _as_presumed(found: Read, presumed: _Presumed) -> bool:
     """Whether a part read the `@string`s and `@preamble`s the first pass found in it."""
-    start, stop = found.start, found.resume
-    strings = [s for pos, s in presumed.strings if start <= pos < stop]
-    preambles = [p for pos, p in presumed.preambles if start <= pos < stop]
-    return strings == found.strings and preambles == found.preambles
+    return _within(presumed.strings, found.start, found.resume) == found.strings and (
+        _within(presumed.preambles, found.start, found.resume) == found.preambles
+    )
+
+
+Placed = TypeVar("Placed")
+
+
+def _within(placed: list[tuple[int, Placed]], start: int, stop: int) -> list[Placed]:
+    """The items of `placed` (in order of place) placed in `start`..`stop`: a bisection, so
+    that checking every part of a file with many `@string`s is not parts x strings."""
+    first = bisect.bisect_left(placed, start, key=_place)
+    last = bisect.bisect_left(placed, stop, lo=first, key=_place)
+    return [item for _, item in placed[first:last]]
+
+
+def _place(placed: tuple[int, object]) -> int:
+    return placed[0]
 
 
 def tell(done: list[Read], path: str, report: Callable[[str], None] | None, strict: bool) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -124,3 +124,58 @@ def told(cli: Callable[..., Result]) -> Callable[..., Told]:
         return bib, csl, result.stderr.replace(out.stem + ".", "j."), result.exit_code
 
     return run
+
+
+@pytest.fixture
+def parts_read_here(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """A count of the `.bib` parts the main process read again (`bibtex_parts.File.read`
+    with the keys seen before it: a check of a worker's part failed)."""
+    from bib.readers import bibtex_parts
+
+    counted: list[int] = []
+    read = bibtex_parts.File.read
+
+    def counting(self: bibtex_parts.File, *args: Any, **kwargs: Any) -> bibtex_parts.Read:
+        if len(args) > 2 or kwargs.get("seen") is not None:
+            counted.append(1)
+        return read(self, *args, **kwargs)
+
+    monkeypatch.setattr(bibtex_parts.File, "read", counting)
+    return counted
+
+
+def progress_count(path: Path, jobs: int) -> tuple[int, int]:
+    """The records a conversion of `path` with `jobs` gives, and how many its `progress`
+    saw (`ConvertOptions.progress`: what the progress display counts)."""
+    from bib import convert
+
+    seen: list[object] = []
+
+    def counting(items: Iterable[Any]) -> Iterator[Any]:
+        for item in items:
+            seen.append(item)
+            yield item
+
+    result = convert.run([path], convert.ConvertOptions(jobs=jobs, progress=counting))
+    return result.stats.records, len(seen)
+
+
+@pytest.fixture
+def after_merge_in_workers(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Records left after the merge of inputs read ahead (a `.bib`'s crossref children, the
+    merged copies) sent to workers from one on, three a batch; a count of the runs of them
+    that went to workers (`Workers.run` past `after`), so that a test can assert it."""
+    from bib import convert, parallel
+
+    monkeypatch.setattr(convert, "AFTER_AHEAD", 1)
+    monkeypatch.setattr(convert, "PARALLEL_BATCH", 3)
+    counted: list[int] = []
+    ordered_map = parallel.ordered_map
+
+    def counting(work: Callable[[Any], Any], batches: Iterable[Any], jobs: int) -> Iterator[Any]:
+        if work.__name__ == "batch_work":  # `Workers.run`'s
+            counted.append(1)
+        return ordered_map(work, batches, jobs)
+
+    monkeypatch.setattr(parallel, "ordered_map", counting)
+    return counted

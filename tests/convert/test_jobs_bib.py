@@ -11,7 +11,7 @@ from click.testing import Result
 
 from bib import parallel
 from bib.readers import bibtex_parts
-from tests.convert.conftest import Told
+from tests.convert.conftest import Told, progress_count
 
 pytestmark = pytest.mark.skipif(not parallel.can_fork(), reason="workers need fork here")
 
@@ -81,6 +81,11 @@ def test_strict_stops_at_the_same_first_error_for_every_jobs(
     assert results[1].stderr.startswith(f"bib: error: {path}:")
 
 
+AGAIN = r"""@article{again, title = {One Sparse Router}, author = {Bo Chan}, year = 2010,
+  doi = {10.1000/ONE}, note = {the same paper as one, far away}}
+"""
+"""The copy of `AHEAD`'s first paper, parts after it."""
+
 AHEAD = (
     r"""@preamble{"\newcommand{\noopsort}[1]{}"}
 @string{jn = {Journal of Parts}}
@@ -96,9 +101,9 @@ AHEAD = (
 @article{bidi, title = {Hidden """
     "\u202e"
     r"""text}, author = {Gus Hay}, year = 2014}
-@article{again, title = {One Sparse Router}, author = {Bo Chan}, year = 2010,
-  doi = {10.1000/ONE}, note = {the same paper as one, far away}}
-@article{broken, title = {never closed
+"""
+    + AGAIN
+    + r"""@article{broken, title = {never closed
 @article{three, title = {Three}, author = {Fay Gil}, journal = jn, year = 2013}
 """
 )
@@ -108,18 +113,25 @@ key, bidi controls, a paper whose two copies are parts apart, parse warnings."""
 
 
 @pytest.fixture
-def read_ahead(tiny_parts: None, parts_read_ahead: list[int]) -> list[int]:
-    """Tiny parts, and a count of the parts read ahead (the path under test is taken)."""
+def read_ahead(
+    tiny_parts: None, parts_read_ahead: list[int], after_merge_in_workers: list[int]
+) -> list[int]:
+    """Tiny parts, what is left after the merge in workers too, and a count of the parts
+    read ahead (the path under test is taken)."""
     return parts_read_ahead
 
 
 def test_a_bib_extracted_ahead_in_workers_writes_the_same_bytes_and_warnings_for_every_jobs(
-    told: Callable[..., Told], tmp_path: Path, read_ahead: list[int]
+    told: Callable[..., Told],
+    tmp_path: Path,
+    read_ahead: list[int],
+    after_merge_in_workers: list[int],
 ) -> None:
     path = tmp_path / "in.bib"
     path.write_text(AHEAD, encoding="utf-8")
     runs = {jobs: told([path], tmp_path / f"j{jobs}.bib", jobs) for jobs in "123"}
     assert read_ahead, "no part was read ahead"
+    assert after_merge_in_workers, "the copies and parts read here were not extracted in workers"
     assert runs["1"] == runs["2"] == runs["3"]
     assert runs["2"][3] == 0
     assert "removed bidirectional control characters" in runs["2"][2]
@@ -177,12 +189,16 @@ parent with a bidi control (inherited as read, then stripped), a parent with a p
 
 
 def test_crossref_children_read_ahead_write_the_same_bytes_and_warnings_for_every_jobs(
-    told: Callable[..., Told], tmp_path: Path, read_ahead: list[int]
+    told: Callable[..., Told],
+    tmp_path: Path,
+    read_ahead: list[int],
+    after_merge_in_workers: list[int],
 ) -> None:
     path = tmp_path / "in.bib"
     path.write_text(CROSSREF, encoding="utf-8")
     runs = {jobs: told([path], tmp_path / f"j{jobs}.bib", jobs) for jobs in "123"}
     assert read_ahead, "no part was read ahead"
+    assert after_merge_in_workers, "the children were not extracted in workers"
     assert runs["1"] == runs["2"] == runs["3"]
     assert runs["2"][3] == 0
     assert b"Hidden Collection" in runs["2"][1]
@@ -199,3 +215,30 @@ def test_strict_stops_at_the_same_crossref_warning_for_every_jobs(
     assert runs[0] == runs[1]
     assert runs[1][3] == 2
     assert "crossref 'nowhere'" in runs[1][2]
+
+
+def test_the_progress_display_counts_each_record_of_a_bib_with_crossrefs_once(
+    tmp_path: Path, read_ahead: list[int]
+) -> None:
+    """Regression: a crossref child read ahead and resolved here was counted as it was
+    resolved and again as it went into the stages (17 for 11 records)."""
+    path = tmp_path / "in.bib"
+    path.write_text(CROSSREF, encoding="utf-8")
+    records, counted = progress_count(path, 2)
+    assert read_ahead, "no part was read ahead"
+    assert counted == records == 11
+    assert progress_count(path, 1) == (records, counted)
+
+
+def test_the_progress_display_counts_each_record_of_a_part_read_again_here_once(
+    tmp_path: Path, read_ahead: list[int], parts_read_here: list[int]
+) -> None:
+    """Regression: the records of a part the main process read again were counted as they
+    were read and again as they went into the stages."""
+    path = tmp_path / "in.bib"
+    path.write_text(AHEAD.replace(AGAIN, ""), encoding="utf-8")
+    records, counted = progress_count(path, 2)
+    assert read_ahead, "no part was read ahead"
+    assert parts_read_here, "no part was read again here"
+    assert counted == records
+    assert progress_count(path, 1) == (records, counted)

@@ -7,6 +7,7 @@ worker processes."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -199,3 +200,33 @@ def test_the_seen_keys_note_what_was_asked() -> None:
     seen["b"] = 9
     assert "b" in seen and seen["b"] == 9
     assert seen.asked == {"a": 1, "b": -1}
+
+
+_KEY_AT_LINE_START = re.compile(
+    r"^[ \t]*(@)[ \t]*([A-Za-z_][\w:.+-]*)[ \t]*(?:\{[ \t\n]*([^\s,}]*)|\([ \t\n]*([^\s,)]*))",
+    re.MULTILINE,
+)
+"""The first pass's entry keys as one multi-line regex finds them (the oracle of `_keys`)."""
+
+
+def _keys_by_one_regex(text: str) -> dict[str, tuple[int, int]]:
+    keys: dict[str, tuple[int, int]] = {}
+    for match in _KEY_AT_LINE_START.finditer(text):
+        key = match[3] if match[3] is not None else match[4]
+        if key and match[2].lower() not in {"string", "preamble", "comment"}:
+            pos = match.start(1)
+            keys.setdefault(key.casefold(), (pos, text.count("\n", 0, pos) + 1))
+    return keys
+
+
+KEY_PIECES = st.sampled_from(
+    ["@a{", "@String(", " @ Ab ( ", "@", " ", "\t", "\n", "\n@b{", "k", "K", ",", "}", "x@c{"]
+)
+"""Pieces of text with entries at line starts and elsewhere, keys that run into the next
+line's entry, and keys repeated in another case."""
+
+
+@given(st.lists(KEY_PIECES))
+def test_the_first_pass_finds_the_keys_a_multi_line_regex_finds(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    assert bibtex_parts._keys(text) == _keys_by_one_regex(text)
