@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Container, Iterable, Iterator
+from operator import attrgetter
 from typing import NamedTuple
 
 import ahocorasick
@@ -16,7 +17,7 @@ import ahocorasick
 from bib import parallel
 from bib.extract.entities import WordKey, finditer_at, match_entities
 from bib.extract.keyphrases import keyphrases
-from bib.extract.topics import match_topics
+from bib.extract.topics import topics_made
 from bib.extract.vocabulary import Vocabulary, shipped, word_view
 from bib.record import LinkRole, Record, Span, Tag, TagKind, evolve
 
@@ -527,10 +528,24 @@ def _topic_tags(
     ]
     extra = {EVALUATION_TOPIC: tuple(evaluates)} if evaluates else None
     title = "" if record.title_derived else record.title
-    topics = match_topics(
-        text, vocabulary, max_topics=max_topics, extra=extra, title=title, view=view, loose=loose
+    return topics_made(
+        _topic_tag,
+        _VALUE,
+        text,
+        vocabulary,
+        max_topics=max_topics,
+        extra=extra,
+        title=title,
+        view=view,
+        loose=loose,
     )
-    return [_tag(_TOPIC, t.slug, t.label, t.evidence, t.loose) for t in topics]
+
+
+def _topic_tag(slug: str, label: str, evidence: tuple[Span, ...], _: float, loose: bool) -> Tag:
+    return _tag(_TOPIC, slug, label, evidence, loose)
+
+
+_VALUE: Callable[[Tag], str] = attrgetter("value")
 
 
 def _word_at(text: str, start: int, end: int) -> Span:

@@ -168,6 +168,7 @@ class Scan:
 
 
 _SPAN: Callable[[Hit], tuple[int, int]] = itemgetter(0, 1)
+_SLUG: Callable[[TopicMatch], str] = attrgetter("slug")
 
 
 class Intervals:
@@ -509,6 +510,16 @@ def acronym_spans(text: str, acronym: str) -> list[Span]:
     return spans
 
 
+class _Topical(Protocol):
+    """A topic with its evidence: a `TopicMatch`, or a topic `Tag` (`value` its slug)."""
+
+    @property
+    def evidence(self) -> tuple[Span, ...]: ...
+
+
+Topical = TypeVar("Topical", bound=_Topical)
+
+
 def match_topics(
     text: str,
     vocabulary: Vocabulary,
@@ -534,6 +545,34 @@ def match_topics(
     not, and nothing is cut yet; `select` then gives what this call gives without `loose`
     for any set of generic topics.
     """
+    return topics_made(
+        TopicMatch,
+        _SLUG,
+        text,
+        vocabulary,
+        max_topics=max_topics,
+        extra=extra,
+        title=title,
+        view=view,
+        loose=loose,
+    )
+
+
+def topics_made(
+    make: Callable[[str, str, tuple[Span, ...], float, bool], Topical],
+    slug_of: Callable[[Topical], str],
+    text: str,
+    vocabulary: Vocabulary,
+    *,
+    max_topics: int = 8,
+    extra: Mapping[str, Iterable[Span]] | None = None,
+    title: str = "",
+    view: str | None = None,
+    loose: bool = False,
+) -> list[Topical]:
+    """`match_topics`, each topic made by `make(slug, label, evidence, score, loose)` (whose
+    slug `slug_of` reads back): the tagging stage makes its tags straight away, where a
+    `TopicMatch` made first and a tag made from it cost one object more per topic."""
     if not text:
         return []
     scanned = scan(text, vocabulary, view)
@@ -559,7 +598,7 @@ def match_topics(
         unsure = set()
         if not vocabulary.generic.isdisjoint(tagged):
             redundant |= _demoted(tagged, vocabulary, weights, titled)
-    out: list[TopicMatch] = []
+    out: list[Topical] = []
     firm = 0
     for score, _, slug in ranked:
         if firm == max_topics or (score < MIN_SCORE and not asserted):
@@ -568,21 +607,11 @@ def match_topics(
             own = spans[slug]
             evidence = tuple(sorted(set(own))) if slug in touched else tuple(own)
             unsure_here = slug in unsure
-            out.append(TopicMatch(slug, labels[slug].label, evidence, score, unsure_here))
+            out.append(make(slug, labels[slug].label, evidence, score, unsure_here))
             firm += not unsure_here
     if loose:
         return out
-    return most_specific(out, vocabulary) if len(out) > 1 else out
-
-
-class _Topical(Protocol):
-    """A topic with its evidence: a `TopicMatch`, or a topic `Tag` (`value` its slug)."""
-
-    @property
-    def evidence(self) -> tuple[Span, ...]: ...
-
-
-Topical = TypeVar("Topical", bound=_Topical)
+    return most_specific(out, vocabulary, slug_of) if len(out) > 1 else out
 
 
 def select(
