@@ -85,7 +85,8 @@ class _Cue(NamedTuple):
     """Searched anywhere."""
     anywhere_lowered: re.Pattern[str] | None
     needed: tuple[str, ...]
-    """Words (lower case) without one of which `anywhere` is not tried."""
+    """Words (lower case) without one of which in the text a match of `anywhere` does not
+    count."""
     first_words: tuple[str, ...]
     """Words (lower case) one of which every match of `anywhere` starts with."""
 
@@ -349,11 +350,14 @@ def _contributions(
             _after_we(text, lowered, at, after, found, allowed)
     for kind, at in starts.items():
         cue = _CUES[kind]
-        if cue.anywhere_lowered is not None and any(map(lowered.__contains__, cue.needed)):
-            at.sort()
-            spans = [m.span() for m in finditer_at(cue.anywhere_lowered, lowered, at)]
-            if spans:
-                found.setdefault(kind, []).extend(spans)
+        if cue.anywhere_lowered is None:
+            continue
+        # tried where it may start first, and its needed words looked for in the whole
+        # text only then: most tries fail at once, where the look-up reads every character
+        at.sort()
+        spans = [m.span() for m in finditer_at(cue.anywhere_lowered, lowered, at)]
+        if spans and any(map(lowered.__contains__, cue.needed)):
+            found.setdefault(kind, []).extend(spans)
     return [
         _tag(_CONTRIBUTION, _CUES[kind].value, _CUES[kind].label, tuple(sorted(found[kind])))
         for kind in sorted(found)
