@@ -29,7 +29,10 @@ from bib.extract.vocabulary import Entity, Vocabulary, word_view
 from bib.record import Span
 
 _NAME_GAP = re.compile(r"[ \-]")
-_SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)(?<!\bal)[.!?](?:\s|$)")
+_SENTENCE_END = re.compile(r"[.!?](?<!\be\.g.)(?<!\bi\.e.)(?<!\bvs.)(?<!\bal.)(?:\s|$)")
+"""A full stop, `!` or `?` that ends a sentence (not `e.g.`, `i.e.`, `vs.`, `et al.`). The mark
+comes first and the look-behinds read it too: the engine then skips to the next mark,
+where look-behinds first tried at every character took 13 times as long."""
 _DATASET_CUE = re.compile(r"\b(?:bench(?:mark)?s?|datasets?|corpus|corpora|suites?|tasks?)\b", re.I)
 _MODEL_CUE = re.compile(
     r"\b(?:models?|systems?|checkpoints?|encoders?|LLMs?|LMs?|VLMs?|MLLMs?|famil(?:y|ies)|"

@@ -30,7 +30,7 @@ import math
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import NamedTuple, Protocol, TypeVar
 
 from bib.extract.vocabulary import (
@@ -126,35 +126,25 @@ def _original(position: int, marks: list[int], shifts: list[int]) -> int:
     return position + (shifts[k - 1] if k else 0)
 
 
-@dataclass(slots=True)
-class Hit:
-    """A mention of a topic and how much it says (mutable: a claim later in the sentence
-    raises the weight of the mentions before it)."""
-
-    start: int
-    end: int
-    slug: str
-    weight: float
-
-
-_START: Callable[[Hit], int] = attrgetter("start")
-"""With `map`, a group's first mention and its mass are found in C (a list comprehension
-is a call of its own and a loop in Python)."""
-_WEIGHT: Callable[[Hit], float] = attrgetter("weight")
-
-
-def _hit_order(hit: Hit) -> tuple[int, int]:
-    return hit.start, hit.end
+Hit = tuple[int, int, str]
+"""A mention of a topic: `(start, end, slug)`. Plain tuples: a record makes a dozen, and an
+object with named fields cost four times as much to make as the tuple."""
 
 
 @dataclass(slots=True)
 class Scan:
-    """One pass over an abstract: topic hits and what weighs each mention."""
+    """One pass over an abstract: topic hits and what weighs each mention.
+
+    The mentions are kept by topic as two lists in step, their spans and their weights, so
+    that a topic's evidence is its list of spans and its mass the sum of its weights, with
+    no object per mention to read them from."""
 
     hits: list[Hit]
     """Whole-word hits, leftmost-longest, in original offsets."""
-    groups: dict[str, list[Hit]]
-    """The hits by topic, in order."""
+    spans: dict[str, list[Span]]
+    """The spans of each topic's hits, in order."""
+    weights: dict[str, list[float]]
+    """How much each of those hits says the paper is about the topic (`spans`' order)."""
     view: str
     """The text the offsets were found in (the abstract, whitespace runs squeezed)."""
     passing: list[tuple[int, int]]
@@ -165,16 +155,20 @@ class Scan:
     shifts: list[int]
     acronyms: dict[str, str]
     """Acronyms the abstract defines, mapped to their long form's topic."""
-    spans: tuple[Intervals, Intervals] | None = None
+    intervals: tuple[Intervals, Intervals] | None = None
     """`passing` and `central` as `Intervals`, made when first asked."""
 
     def weight(self, position: int) -> float:
         """How much a mention at `position` (original offset) says the paper is about it."""
         if self.marks:
             position = _to_view(position, self.marks, self.shifts)
-        if self.spans is None:
-            self.spans = (Intervals(self.passing), Intervals(self.central))
-        return _weight(position, *self.spans)
+        if self.intervals is None:
+            self.intervals = (Intervals(self.passing), Intervals(self.central))
+        return _weight(position, *self.intervals)
+
+
+_SPAN: Callable[[Hit], tuple[int, int]] = itemgetter(0, 1)
+_SLUG: Callable[[TopicMatch], str] = attrgetter("slug")
 
 
 class Intervals:
@@ -300,10 +294,10 @@ def _acronyms(
     ends: list[int] | None = None
     for opened, closed, acronym in candidates:
         if ends is None:
-            ends = [hit.end for hit in hits]
+            ends = [end for _, end, _ in hits]
         index = bisect.bisect_right(ends, opened) - 1
         if index >= 0 and opened - ends[index] <= 48 and view.find(acronym, closed) >= 0:
-            start, end, slug = hits[index].start, hits[index].end, hits[index].slug
+            start, end, slug = hits[index]
             if len(view[end:opened].split()) <= 3 and _abbreviates(acronym, view, start, opened):
                 acronyms.setdefault(acronym, slug)
                 continue
@@ -311,8 +305,8 @@ def _acronyms(
         if found is not None:
             ends = None
             changed = True
-            if _abbreviates(acronym, view, found.start, opened):
-                acronyms.setdefault(acronym, found.slug)
+            if _abbreviates(acronym, view, found[0], opened):
+                acronyms.setdefault(acronym, found[2])
     return acronyms, changed
 
 
@@ -364,9 +358,10 @@ def _bridge(
         start = end - length
         if cue or slug is None or start >= gap or end <= gap + 1 or joined[end] != " ":
             continue
-        hit = Hit(left + start - 2, after + end - gap - 2, slug, 1.0)
-        kept = [h for h in hits if h.end <= hit.start or h.start >= hit.end]
-        hits[:] = sorted([*kept, hit], key=_hit_order)
+        hit = (left + start - 2, after + end - gap - 2, slug)
+        low, high = hit[0], hit[1]
+        kept = [h for h in hits if h[1] <= low or h[0] >= high]
+        hits[:] = sorted([*kept, hit], key=_SPAN)
         return hit
     return None
 
@@ -410,7 +405,8 @@ def scan(text: str, vocabulary: Vocabulary, text_view: str | None = None) -> Sca
     asides.append((len(view), len(view)))
     aside, (aside_start, aside_end) = 0, asides[0]
     hits: list[Hit] = []
-    groups: dict[str, list[Hit]] = {}
+    spans: dict[str, list[Span]] = {}
+    weights: dict[str, list[float]] = {}
     passing: list[tuple[int, int]] = []
     for last, (length, slug, exact, cue) in automaton.iter_long(lowered):
         # the key ends at `lowered[last]`, so the phrase is `view[last - length : last]`
@@ -428,10 +424,16 @@ def scan(text: str, vocabulary: Vocabulary, text_view: str | None = None) -> Sca
                     central.append((claim_opening, claim_closing))
                     claimed = max(claimed, claim_closing)
                     raised = 0
+                # a topic's weights are in the order of its hits, so the hit `k` is the
+                # one `later[slug]` from the end of them
                 k = len(hits) - 1
-                while k >= raised and hits[k].start >= claim_opening:
-                    if hits[k].weight == 1.0:
-                        hits[k].weight = CLAIM_WEIGHT
+                later: dict[str, int] = {}
+                while k >= raised and hits[k][0] >= claim_opening:
+                    mentioned = hits[k][2]
+                    back = later[mentioned] = later.get(mentioned, 0) + 1
+                    mentions = weights[mentioned]
+                    if mentions[-back] == 1.0:
+                        mentions[-back] = CLAIM_WEIGHT
                     k -= 1
                 raised = len(hits)
             else:
@@ -465,29 +467,34 @@ def scan(text: str, vocabulary: Vocabulary, text_view: str | None = None) -> Sca
                 weight = PASSING_WEIGHT
             else:
                 weight = CLAIM_WEIGHT if start < claimed else 1.0
-        hit = Hit(start, last, slug, weight)
-        hits.append(hit)
-        group = groups.get(slug)
-        if group is None:
-            groups[slug] = [hit]
+        hits.append((start, last, slug))
+        own = spans.get(slug)
+        if own is None:
+            spans[slug] = [(start, last)]
+            weights[slug] = [weight]
         else:
-            group.append(hit)
+            own.append((start, last))
+            weights[slug].append(weight)
     asides.pop()
     passing += asides
     acronyms: dict[str, str] = {}
     if candidates:
         acronyms, changed = _acronyms(view, lowered, candidates, vocabulary.compiled, hits)
         if changed:
-            groups = {}
-            spans = Intervals(passing), Intervals(central)
-            for hit in hits:
-                hit.weight = _weight(hit.start, *spans)
-                groups.setdefault(hit.slug, []).append(hit)
+            spans, weights = {}, {}
+            intervals = Intervals(passing), Intervals(central)
+            for start, end, slug in hits:
+                spans.setdefault(slug, []).append((start, end))
+                weights.setdefault(slug, []).append(_weight(start, *intervals))
     if marks:
-        for hit in hits:
-            hit.end = _original(hit.end - 1, marks, shifts) + 1
-            hit.start = _original(hit.start, marks, shifts)
-    return Scan(hits, groups, view, passing, central, marks, shifts, acronyms)
+        hits = [
+            (_original(start, marks, shifts), _original(end - 1, marks, shifts) + 1, slug)
+            for start, end, slug in hits
+        ]
+        spans = {}
+        for start, end, slug in hits:
+            spans.setdefault(slug, []).append((start, end))
+    return Scan(hits, spans, weights, view, passing, central, marks, shifts, acronyms)
 
 
 def acronym_spans(text: str, acronym: str) -> list[Span]:
@@ -501,6 +508,16 @@ def acronym_spans(text: str, acronym: str) -> list[Span]:
             spans.append((start, end))
         start = text.find(acronym, start + 1)
     return spans
+
+
+class _Topical(Protocol):
+    """A topic with its evidence: a `TopicMatch`, or a topic `Tag` (`value` its slug)."""
+
+    @property
+    def evidence(self) -> tuple[Span, ...]: ...
+
+
+Topical = TypeVar("Topical", bound=_Topical)
 
 
 def match_topics(
@@ -528,57 +545,73 @@ def match_topics(
     not, and nothing is cut yet; `select` then gives what this call gives without `loose`
     for any set of generic topics.
     """
+    return topics_made(
+        TopicMatch,
+        _SLUG,
+        text,
+        vocabulary,
+        max_topics=max_topics,
+        extra=extra,
+        title=title,
+        view=view,
+        loose=loose,
+    )
+
+
+def topics_made(
+    make: Callable[[str, str, tuple[Span, ...], float, bool], Topical],
+    slug_of: Callable[[Topical], str],
+    text: str,
+    vocabulary: Vocabulary,
+    *,
+    max_topics: int = 8,
+    extra: Mapping[str, Iterable[Span]] | None = None,
+    title: str = "",
+    view: str | None = None,
+    loose: bool = False,
+) -> list[Topical]:
+    """`match_topics`, each topic made by `make(slug, label, evidence, score, loose)` (whose
+    slug `slug_of` reads back): the tagging stage makes its tags straight away, where a
+    `TopicMatch` made first and a tag made from it cost one object more per topic."""
     if not text:
         return []
     scanned = scan(text, vocabulary, view)
-    groups = scanned.groups
+    spans, weights = scanned.spans, scanned.weights
     touched: set[str] = set()
     for acronym, slug in scanned.acronyms.items():
-        spans = acronym_spans(text, acronym)
-        _add(groups, slug, [s for s in spans if not _inside(s, groups[slug])], scanned, touched)
-    for slug, found in (extra or {}).items():
+        own = spans[slug]
+        found = [s for s in acronym_spans(text, acronym) if not _inside(s, own)]
+        _add(scanned, slug, found, touched)
+    for slug, given in (extra or {}).items():
         if slug in vocabulary.topics:
-            _add(groups, slug, found, scanned, touched)
-    _infer(groups, vocabulary, touched)
+            _add(scanned, slug, given, touched)
+    _infer(spans, weights, vocabulary, touched)
     asserted = extra.keys() if extra else ()
     labels = vocabulary.topics
-    titled = _title_topics(title, vocabulary, groups) if title else ()
-    ranked = _rank(groups, vocabulary, len(text), touched, titled)
+    titled = _title_topics(title, vocabulary, spans) if title else ()
+    ranked = _rank(spans, weights, vocabulary, len(text), touched, titled)
     tagged = {slug for score, _, slug in ranked if score >= MIN_SCORE}
     redundant = _subsumed(tagged, vocabulary.subsumers)
     if loose:
-        unsure = _not_about(tagged, tagged, vocabulary, groups, titled)
+        unsure = _not_about(tagged, tagged, vocabulary, weights, titled)
     else:
         unsure = set()
         if not vocabulary.generic.isdisjoint(tagged):
-            redundant |= _demoted(tagged, vocabulary, groups, titled)
-    out: list[TopicMatch] = []
+            redundant |= _demoted(tagged, vocabulary, weights, titled)
+    out: list[Topical] = []
     firm = 0
     for score, _, slug in ranked:
         if firm == max_topics or (score < MIN_SCORE and not asserted):
             break
         if (score >= MIN_SCORE or slug in asserted) and slug not in redundant:
-            group = groups[slug]
-            if slug in touched:
-                evidence = tuple(sorted({(h.start, h.end) for h in group}))
-            else:
-                evidence = tuple([(h.start, h.end) for h in group])
+            own = spans[slug]
+            evidence = tuple(sorted(set(own))) if slug in touched else tuple(own)
             unsure_here = slug in unsure
-            out.append(TopicMatch(slug, labels[slug].label, evidence, score, unsure_here))
+            out.append(make(slug, labels[slug].label, evidence, score, unsure_here))
             firm += not unsure_here
     if loose:
         return out
-    return most_specific(out, vocabulary) if len(out) > 1 else out
-
-
-class _Topical(Protocol):
-    """A topic with its evidence: a `TopicMatch`, or a topic `Tag` (`value` its slug)."""
-
-    @property
-    def evidence(self) -> tuple[Span, ...]: ...
-
-
-Topical = TypeVar("Topical", bound=_Topical)
+    return most_specific(out, vocabulary, slug_of) if len(out) > 1 else out
 
 
 def select(
@@ -638,39 +671,39 @@ def _covered(spans: Iterable[Span], cover: list[Span]) -> bool:
 def _demoted(
     tagged: set[str],
     vocabulary: Vocabulary,
-    groups: Mapping[str, list[Hit]],
+    weights: Mapping[str, list[float]],
     titled: Iterable[str],
 ) -> set[str]:
     """Generic topics (those that fit most papers of a list, `generic` in the vocabulary)
     that this paper is not about (`_not_about`)."""
-    return _not_about(vocabulary.generic & tagged, tagged, vocabulary, groups, titled)
+    return _not_about(vocabulary.generic & tagged, tagged, vocabulary, weights, titled)
 
 
 def _not_about(
     slugs: Iterable[str],
     tagged: Collection[str],
     vocabulary: Vocabulary,
-    groups: Mapping[str, list[Hit]],
+    weights: Mapping[str, list[float]],
     titled: Iterable[str],
 ) -> set[str]:
     """The topics of `slugs` this paper is not about: a more specific topic below it is
     `tagged`, or neither the title names it nor does the abstract name it at least twice,
-    once where it states its aim (the first sentence or a `we propose`-like claim)."""
+    once where it states its aim (the first sentence or a `we propose`-like claim).
+    `weights`: each topic's mentions' weights (`Scan.weights`)."""
     out = set()
     for slug in slugs:
         below = vocabulary.descendants[slug]
         if not below.isdisjoint(tagged):
             out.add(slug)
             continue
-        hits = groups[slug]
-        central = any(h.weight == CLAIM_WEIGHT for h in hits)
-        if slug not in titled and not (central and len(hits) >= 2):
+        mentions = weights[slug]
+        if slug not in titled and not (CLAIM_WEIGHT in mentions and len(mentions) >= 2):
             out.add(slug)
     return out
 
 
-def _inside(span: Span, hits: Iterable[Hit]) -> bool:
-    return any(h.start <= span[0] and span[1] <= h.end for h in hits)
+def _inside(span: Span, spans: Iterable[Span]) -> bool:
+    return any(start <= span[0] and span[1] <= end for start, end in spans)
 
 
 def _subsumed(tagged: set[str], subsumers: Mapping[str, frozenset[str]]) -> set[str]:
@@ -678,75 +711,84 @@ def _subsumed(tagged: set[str], subsumers: Mapping[str, frozenset[str]]) -> set[
     return {slug for slug in subsumers.keys() & tagged if not subsumers[slug].isdisjoint(tagged)}
 
 
-def _add(
-    groups: dict[str, list[Hit]],
-    slug: str,
-    spans: Iterable[Span],
-    scanned: Scan,
-    touched: set[str],
-) -> None:
-    items = groups.setdefault(slug, [])
-    have = {(h.start, h.end) for h in items}
-    for start, end in spans:
+def _add(scanned: Scan, slug: str, found: Iterable[Span], touched: set[str]) -> None:
+    """Add the mentions at `found` to the topic's, but for those it has."""
+    own = scanned.spans.setdefault(slug, [])
+    mentions = scanned.weights.setdefault(slug, [])
+    have = set(own)
+    for start, end in found:
         if (start, end) not in have:
-            items.append(Hit(start, end, slug, scanned.weight(start)))
+            own.append((start, end))
+            mentions.append(scanned.weight(start))
             touched.add(slug)
 
 
-def _infer(groups: dict[str, list[Hit]], vocabulary: Vocabulary, touched: set[str]) -> None:
+def _infer(
+    spans: dict[str, list[Span]],
+    weights: dict[str, list[float]],
+    vocabulary: Vocabulary,
+    touched: set[str],
+) -> None:
     """Add implied broader topics, then resolve context-dependent ones (`combines`).
 
     Context means the topics named in `combines` themselves, not topics below them: an
     abstract on test-time scaling is not thereby about LLM training.
     """
     implications = vocabulary.implications
-    if not implications.keys().isdisjoint(groups):
+    if not implications.keys().isdisjoint(spans):
         for slug, broader in implications.items():
-            if slug in groups:
+            if slug in spans:
                 for other in broader:
-                    groups.setdefault(other, []).extend(groups[slug])
+                    spans.setdefault(other, []).extend(spans[slug])
+                    weights.setdefault(other, []).extend(weights[slug])
                     touched.add(other)
     for slug, part, context, keeps in vocabulary.combinations:
-        if part in groups and not context.isdisjoint(groups):
-            found = groups[part] if keeps else groups.pop(part)
-            groups.setdefault(slug, []).extend(found)
+        if part in spans and not context.isdisjoint(spans):
+            if keeps:
+                found, mentions = spans[part], weights[part]
+            else:
+                found, mentions = spans.pop(part), weights.pop(part)
+            spans.setdefault(slug, []).extend(found)
+            weights.setdefault(slug, []).extend(mentions)
             touched.add(slug)
 
 
-def _title_topics(title: str, vocabulary: Vocabulary, groups: Mapping[str, list[Hit]]) -> set[str]:
+def _title_topics(title: str, vocabulary: Vocabulary, spans: Mapping[str, list[Span]]) -> set[str]:
     """The abstract's topics that the title names too (or a topic that implies them)."""
-    named = {hit.slug for hit in scan(title, vocabulary).hits}
+    named = {slug for _, _, slug in scan(title, vocabulary).hits}
     implications = vocabulary.implications
     for slug in list(named):
         named.update(implications.get(slug, ()))
     for slug, part, _, _ in vocabulary.combinations:
         if part in named:
             named.add(slug)
-    return named & groups.keys()
+    return named & spans.keys()
 
 
 def _rank(
-    groups: dict[str, list[Hit]],
+    spans: dict[str, list[Span]],
+    weights: Mapping[str, list[float]],
     vocabulary: Vocabulary,
     length: int,
     touched: set[str],
     titled: Iterable[str] = (),
 ) -> list[tuple[float, int, str]]:
     """`(score, -first position, slug)` per topic, best first (earlier first on a tie)."""
-    weights, umbrellas = vocabulary.ranking
+    specificity, umbrellas = vocabulary.ranking
     below = vocabulary.descendants
     out = []
     log = math.log
     late = 0.5 / length
-    for slug, items in groups.items():
-        weight = weights[slug]
-        if slug in umbrellas and not below[slug].isdisjoint(groups):
+    for slug, found in spans.items():
+        weight = specificity[slug]
+        if slug in umbrellas and not below[slug].isdisjoint(spans):
             weight *= 0.6
-        if len(items) == 1:
-            first, mass = items[0].start, items[0].weight
+        mentions = weights[slug]
+        if len(mentions) == 1:
+            first, mass = found[0][0], mentions[0]
         else:
-            mass = sum(map(_WEIGHT, items))
-            first = min(map(_START, items)) if slug in touched else items[0].start
+            mass = sum(mentions)
+            first = min(found)[0] if slug in touched else found[0][0]
         if titled and slug in titled:
             mass += TITLE_WEIGHT
         frequency = 1.0 + log(mass) if mass >= 1 else mass

@@ -13,7 +13,7 @@ import unicodedata
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from bib.extract import keyphrases, methods, titles, topics, urls
+from bib.extract import entities, keyphrases, methods, titles, topics, urls
 from bib.extract.markup import _STARS, anchor_starts, plain
 from bib.extract.topics import TopicMatch
 from bib.extract.vocabulary import FUNCTION_WORDS, Vocabulary, shipped
@@ -111,6 +111,24 @@ def test_clause_ends_where_the_clause_regex_ends_it(text):
     end = methods._CLAUSE_END.search(text)
     expected = (text[: end.start()] if end else text).strip(" ,.;:")
     assert methods._clause(text) == expected
+
+
+SENTENCE_TEXT = pieces(
+    "e.g", "i.e", "vs", "al", "x", "E", "_", "1", "\u00e9", ".", "!", "?", " ", "\n"
+)
+LOOKBEHINDS_FIRST = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)(?<!\bal)[.!?](?:\s|$)")
+"""The sentence end as first written: the look-behinds before the mark (13 times slower)."""
+
+
+@given(SENTENCE_TEXT, st.integers(0, 60))
+@example("see e.g. x, i.e. y, vs. z, et al. Done.", 30)
+def test_sentence_ends_are_where_the_look_behinds_first_pattern_ends_them(text, position):
+    position = min(position, len(text))
+    pattern = entities._SENTENCE_END
+    spans = [m.span() for m in pattern.finditer(text, 0, position)]
+    assert spans == [m.span() for m in LOOKBEHINDS_FIRST.finditer(text, 0, position)]
+    found, expected = pattern.search(text, position), LOOKBEHINDS_FIRST.search(text, position)
+    assert (found and found.span()) == (expected and expected.span())
 
 
 @given(ANCHOR_TEXT)

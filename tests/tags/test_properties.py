@@ -33,8 +33,7 @@ def _folded(text: str) -> str:
 def test_every_hit_span_covers_a_vocabulary_form(pieces: list[str], glue: list[str]) -> None:
     text = _texts(pieces, glue)
     automaton = VOCABULARY.compiled.automaton
-    for hit in scan(text, VOCABULARY).hits:
-        start, end = hit.start, hit.end
+    for start, end, _ in scan(text, VOCABULARY).hits:
         assert 0 <= start < end <= len(text)
         key = " " + _folded(text[start:end])
         assert key in automaton, (text, text[start:end])
@@ -43,8 +42,7 @@ def test_every_hit_span_covers_a_vocabulary_form(pieces: list[str], glue: list[s
 @given(PIECES, st.lists(GLUE, max_size=12))
 def test_every_hit_is_a_whole_word(pieces: list[str], glue: list[str]) -> None:
     text = _texts(pieces, glue)
-    for hit in scan(text, VOCABULARY).hits:
-        start, end = hit.start, hit.end
+    for start, end, _ in scan(text, VOCABULARY).hits:
         assert start == 0 or not text[start - 1].isalnum()
         assert end == len(text) or not text[end].isalnum()
 
