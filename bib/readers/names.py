@@ -57,17 +57,13 @@ def split_authors(line: str) -> tuple[Author, ...]:
     return tuple(a for a in (split_name(p) for p in parts) if a.display)
 
 
-NAME_LISTS = (
-    "editor",
-    "translator",
-    "bookauthor",
-    "collection-editor",
-    "editora",
-    "editorb",
-    *sorted(variables.of_kind("name") - {"author", "editor", "translator", "collection-editor"}),
+NAME_LISTS = frozenset(
+    {"editor", "translator", "bookauthor", "collection-editor", "editora", "editorb"}
+    | (variables.of_kind("name") - {"author"})
 )
 """Record.fields that hold BibTeX name lists besides `author`: biblatex's, and every CSL
-name variable kept under its CSL name (`director`, `recipient`, ...)."""
+name variable kept under its CSL name (`director`, `recipient`, ...). A set: the reader
+asks about every further field of every entry (a tuple of 28 was a scan each time)."""
 
 _AND = re.compile(r"[{}]|\s+and\s+", re.IGNORECASE)
 _SPACED_ACCENT = re.compile(r"\\([`'^\"~=.uvHtcdbkr])\s+([A-Za-z]|\\[ij]\b)")
