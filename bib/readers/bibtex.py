@@ -198,6 +198,8 @@ def _field_value(name: str, value: str, decoding: Decoding, *, expanded: bool = 
 
 _NO_NOTE: tuple[str, bool, tuple[Link, ...]] = ("", False, ())
 """`split_note` of an empty note."""
+_KEYWORD = re.compile(r"[,;]")
+"""What separates keywords."""
 
 
 def _record(
@@ -212,7 +214,7 @@ def _record(
     text = decoding.text
     authors = decoding.names(get("author", ""))
     title = decoding.record_text(get("title", ""))
-    abstract = from_latex(get("abstract", ""))
+    abstract = from_latex(entry["abstract"]) if "abstract" in entry else ""
     year = _year(entry)
     doi = strip_doi(get("doi", ""))
     archive = (get("archiveprefix", "") or get("eprinttype", "")).lower()
@@ -225,8 +227,14 @@ def _record(
         entry_type = EntryType.PREPRINT
     container = text(get("booktitle", "") or get("journal", "") or get("journaltitle", ""))
     venue = text(get("venue", "")) or (venues.find(container) or "" if container else "")
-    keywords = [k.strip() for k in re.split(r"[,;]", text(get("keywords", ""))) if k.strip()]
-    note, derived, note_links = split_note(decoding.record_text(get("note", "")))
+    keywords = (
+        [k.strip() for k in _KEYWORD.split(text(entry["keywords"])) if k.strip()]
+        if "keywords" in entry
+        else []
+    )
+    note, derived, note_links = (
+        split_note(decoding.record_text(entry["note"])) if "note" in entry else _NO_NOTE
+    )
     addendum, _, addendum_links = (
         split_note(decoding.record_text(entry["addendum"])) if "addendum" in entry else _NO_NOTE
     )
@@ -240,9 +248,10 @@ def _record(
         and value.strip()
         and not _bare_year(name, value)
     )
-    extra = tuple((n, v) for n, v in extra if n != "addendum") + (
-        (("addendum", addendum),) if addendum else ()
-    )
+    if "addendum" in entry:  # decoded with the note's sentences taken out, not as read
+        extra = tuple((n, v) for n, v in extra if n != "addendum") + (
+            (("addendum", addendum),) if addendum else ()
+        )
     if entry_type is EntryType.PREPRINT:  # the type says it: the marker is not kept twice
         extra = tuple((n, v) for n, v in extra if (n, v) != (types.SUBTYPE_FIELD, "preprint"))
     if "date" not in entry and (span := dates.year_range(get("year", ""))):
@@ -408,7 +417,7 @@ def _latex(
         if found.name == "note" and (record.title_derived or provenance_of(record.note)):
             continue  # the note bib wrote, its sentences rebuilt from the record
         decoded = held(record, found.name, further)
-        if decoded is None or _month_number_written(found):
+        if decoded is None or (found.name == "month" and _month_number_written(found)):
             continue
         raw = found.raw
         if raw:

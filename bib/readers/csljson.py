@@ -11,9 +11,7 @@ import re
 from collections.abc import Callable, Hashable, Iterator
 from functools import cache
 from pathlib import Path
-from typing import Any, NamedTuple
-
-import jsonschema
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import schema
 from bib import dates, strict_json, types, variables, venues
@@ -24,11 +22,17 @@ from bib.readers import names
 from bib.readers.paperlist import decode
 from bib.readers.roundtrip import merge_links, split_note
 from bib.record import Author, Link, Record, Source, Tag, TagKind
-from bib.writers.csljson import item_shape
+
+if TYPE_CHECKING:
+    import jsonschema
 
 
 @cache
 def _validator() -> jsonschema.Draft7Validator:
+    """The schema's validator, and jsonschema itself, loaded by the first CSL-JSON item read:
+    a `.bib` read (which loads this module with `bib.readers`) needs neither."""
+    import jsonschema
+
     return jsonschema.Draft7Validator(schema.load("csl-data.json"))
 
 
@@ -39,6 +43,8 @@ def _schema_error(
     (`item_shape`) of the items of this file found valid so far. A file bib wrote has a
     handful of shapes, and validating each of its items took two thirds of reading it back
     (a conversion onto an existing CSL-JSON output reads it for its keys)."""
+    from bib.writers.csljson import item_shape  # the writers, loaded by CSL-JSON input only
+
     shape = item_shape(item)
     if shape in valid_shapes:
         return None

@@ -14,7 +14,7 @@ import re
 
 from bib.latex import Text, from_latex, to_latex, to_text
 from bib.record import Link, Record, evolve
-from bib.writers.common import DERIVED_TITLE_NOTE, LINK_LABELS, label
+from bib.written import DERIVED_TITLE_NOTE, LINK_LABELS, label
 
 _ROLES = {label: role for role, label in LINK_LABELS.items()}
 _LINK = re.compile(

@@ -20,7 +20,6 @@ from bib.record import Record, TagKind, evolve
 from bib.writers import bibtex, csljson, ris
 from bib.writers.common import (
     DEFAULT_TAG_KINDS,
-    DERIVED_TITLE_NOTE,
     Layout,
     Prepared,
     RunMemo,
@@ -30,6 +29,7 @@ from bib.writers.common import (
     safe_key,
     with_new_keys,
 )
+from bib.written import DERIVED_TITLE_NOTE
 
 REGISTRY: dict[str, Writer] = {
     writer.name: writer for writer in (bibtex.BIBTEX, bibtex.BIBLATEX, csljson.WRITER, ris.WRITER)

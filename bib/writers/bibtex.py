@@ -30,7 +30,6 @@ from bib.record import ET_AL, Author, EntryType, Record, TagKind
 from bib.resolve.provenance import provenance_of, without_provenance
 from bib.writers.common import (
     DEFAULT_TAG_KINDS,
-    DERIVED_TITLE_NOTE,
     Layout,
     Prepared,
     WriteOptions,
@@ -40,10 +39,10 @@ from bib.writers.common import (
     error,
     extra_links,
     join_sentences,
-    label,
     prepare,
     with_new_keys,
 )
+from bib.written import DERIVED_TITLE_NOTE, label
 
 DIALECTS = ("bibtex", "biblatex")
 

@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from bib.errors import BibError
-from bib.latex import MathTexts, Text, clean, to_latex, to_text
+from bib.latex import MathTexts, Text, clean, to_latex
 from bib.latex.source import Definitions
-from bib.record import LinkRole, Record, TagKind
+from bib.record import Record, TagKind
+from bib.written import LINK_LABELS
 
 DEFAULT_TAG_KINDS: tuple[TagKind, ...] = (
     TagKind.TOPIC,
@@ -19,12 +20,6 @@ DEFAULT_TAG_KINDS: tuple[TagKind, ...] = (
     TagKind.MODEL,
 )
 """Tag kinds written as keywords unless the caller picks others."""
-
-DERIVED_TITLE_NOTE = "Title derived from the abstract by bib; not the published title."
-"""The marker every output carries for a derived title (readers strip it to round-trip)."""
-
-LINK_LABELS = {LinkRole.CODE: "Code", LinkRole.PROJECT: "Project page", LinkRole.PAPER: "Paper"}
-"""How links other than the one in the `url` field are introduced in notes."""
 
 _KEY = re.compile(r"\w[\w:./+'-]*")
 
@@ -230,15 +225,3 @@ class Writer:
     header: Callable[[Definitions], str] | None = None
     """What goes before the entries, from the `@preamble`s and `@string`s of the inputs
     (BibTeX and BibLaTeX write them back; `bib.latex.source`)."""
-
-
-_LABEL_WORDS = 3
-
-
-def label(record: Record) -> str:
-    """What an authorless entry is cited as: its method name, else its title's first words
-    (up to a colon), so that plainnat prints "WebWorld (2026)", not the citation key."""
-    if record.method:
-        return record.method
-    head = to_text(record.title).split(":", 1)[0]
-    return " ".join(head.split()[:_LABEL_WORDS])

@@ -17,9 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Collection, Hashable, Iterable, Iterator
 from functools import cache
-from typing import Any
-
-from jsonschema import Draft7Validator
+from typing import TYPE_CHECKING, Any
 
 import schema
 from bib import dates, subtitles, types, variables
@@ -31,7 +29,6 @@ from bib.record import ET_AL, EntryType, Record, TagKind
 from bib.subtitles import PART_FIELDS
 from bib.writers.common import (
     DEFAULT_TAG_KINDS,
-    DERIVED_TITLE_NOTE,
     Layout,
     Prepared,
     RunMemo,
@@ -46,6 +43,10 @@ from bib.writers.common import (
     with_new_keys,
 )
 from bib.writers.schemacheck import Check, compile_schema
+from bib.written import DERIVED_TITLE_NOTE
+
+if TYPE_CHECKING:
+    from jsonschema import Draft7Validator
 
 CSL_TYPES = {kind: types.row(kind).csl for kind in EntryType}
 """Each record type's CSL type (bib/data/csl_biblatex.json); `entrysubtype` may say more
@@ -394,7 +395,11 @@ def validator() -> Draft7Validator:
     """The compiled validator for one item of the official CSL-JSON schema.
 
     The schema is package data; tests/writers checks that it is a valid draft-07 schema
-    (checking it on every run took as long as writing a thousand records)."""
+    (checking it on every run took as long as writing a thousand records). jsonschema is
+    imported here, for the first item the compiled check refuses: importing it took a
+    twentieth of reading 5,000 `.bib` entries, which load this module's names."""
+    from jsonschema import Draft7Validator
+
     return Draft7Validator(item_schema())
 
 
