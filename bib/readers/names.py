@@ -1,7 +1,7 @@
 """Author names: as people type them in paper lists, and as BibTeX writes name lists.
 
 BibTeX name lists (`author`, `editor`, `translator`, ...) are split on `and` outside braces
-and each name into von/Last/Jr/First as BibTeX does (`bibtex_parts`, which reads a name as
+and each name into von/Last/Jr/First as BibTeX does (`name_parts`, which reads a name as
 bibtexparser 1.4's `splitname` does, without importing bibtexparser and pyparsing: a fifth
 of the start-up of reading a `.bib`); `others` is et al. (`ET_AL`). Name lists other than
 `author` are kept in Record.fields in one canonical Unicode form (`format_names`), which
@@ -105,7 +105,7 @@ def parse_name(name: str, decode: Callable[[str], str] = unbrace) -> Author:
         return ET_AL
     if stripped.startswith("{") and stripped.endswith("}") and _balanced(stripped[1:-1]):
         return Author(literal=decode(stripped[1:-1]))
-    parts = bibtex_parts(stripped)
+    parts = name_parts(stripped)
     if parts is None:  # a name of ties and spaces only (`~`): no part
         return Author()
     return Author(
@@ -116,7 +116,7 @@ def parse_name(name: str, decode: Callable[[str], str] = unbrace) -> Author:
 
 
 class NameParts(NamedTuple):
-    """A BibTeX name's four parts, each a list of its words (`bibtex_parts`)."""
+    """A BibTeX name's four parts, each a list of its words (`name_parts`)."""
 
     first: list[str]
     von: list[str]
@@ -130,7 +130,7 @@ _PLAIN_WORD = re.compile(f"[^{_SPACE},]+|,")
 _UPPER, _LOWER, _CASELESS = 1, 0, -1
 
 
-def bibtex_parts(name: str) -> NameParts | None:
+def name_parts(name: str) -> NameParts | None:
     """`First von Last`, `von Last, First` or `von Last, Jr, First` into its parts, as
     BibTeX's rules ("Tame the BeaST", section 11) read them and bibtexparser 1.4's
     `splitname(name, strict_mode=False)` implements them (tests/readers/test_names.py holds

@@ -1,4 +1,4 @@
-"""BibTeX names split into First, von, Last and Jr (`names.bibtex_parts`).
+"""BibTeX names split into First, von, Last and Jr (`names.name_parts`).
 
 Oracle: bibtexparser 1.4's `splitname(name, strict_mode=False)`, which the reader used
 before it had its own, over random names of words in both cases, brace groups, special
@@ -11,7 +11,7 @@ import bibtexparser.customization
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from bib.readers.names import NameParts, bibtex_parts, parse_name
+from bib.readers.names import NameParts, name_parts, parse_name
 
 _WORDS = st.sampled_from(
     ["Jane", "doe", "van", "Der", "de", "la", "Q.", "e.", "Jörg", "élan", "Öz", "ß", "山田", "-",
@@ -58,23 +58,23 @@ def _ends_in_escape(name: str) -> bool:
 @example("a, b, c, d")
 @example(", Anna")
 @example("Anna}} B{ob")
-def test_bibtex_parts_of_a_name_are_bibtexparsers_splitname(name: str) -> None:
+def test_a_name_is_split_as_bibtexparsers_splitname_splits_it(name: str) -> None:
     if _ends_in_escape(name):
         return
-    assert bibtex_parts(name) == _oracle(name)
+    assert name_parts(name) == _oracle(name)
 
 
 @given(st.text(alphabet=" ~,{}\\aAé.\t", max_size=12))
-def test_bibtex_parts_of_any_text_of_name_characters_are_bibtexparsers_splitname(
+def test_any_text_of_name_characters_is_split_as_bibtexparsers_splitname_splits_it(
     name: str,
 ) -> None:
     if _ends_in_escape(name):
         return
-    assert bibtex_parts(name) == _oracle(name)
+    assert name_parts(name) == _oracle(name)
 
 
 def test_a_name_ending_in_a_backslash_keeps_it_as_a_character() -> None:
-    assert bibtex_parts("Anna Bar\\") == NameParts(["Anna"], [], ["Bar\\"], [])
+    assert name_parts("Anna Bar\\") == NameParts(["Anna"], [], ["Bar\\"], [])
 
 
 def test_a_name_ending_in_a_backslash_is_read() -> None:
