@@ -71,7 +71,7 @@ def combined(incoming: LatexSource | None, stored: LatexSource | None) -> LatexS
         if not clashing.isdisjoint(references(found.raw)):
             clashing.add(found.name.lower())
     extra = tuple(
-        replace(f, raw="") if f.raw and not clashing.isdisjoint(references(f.raw)) else f
+        f._replace(raw="") if f.raw and not clashing.isdisjoint(references(f.raw)) else f
         for f in stored.fields
         if f.name not in have
     )

@@ -13,12 +13,13 @@ per worker in flight: the reader never runs ahead of the workers by more than th
 from __future__ import annotations
 
 import itertools
-import multiprocessing
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from multiprocessing.pool import AsyncResult
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from multiprocessing.pool import AsyncResult
 
 In = TypeVar("In")
 Out = TypeVar("Out")
@@ -51,6 +52,8 @@ def usable_cores() -> int:
 
 def can_fork() -> bool:
     """Whether worker processes can inherit the parent's stages (fork start method)."""
+    import multiprocessing  # here, not at the top: a one-process run never loads it
+
     return "fork" in multiprocessing.get_all_start_methods()
 
 
@@ -77,6 +80,8 @@ def ordered_map(work: Callable[[In], Out], batches: Iterable[In], jobs: int) -> 
     if jobs < 2 or not can_fork():
         yield from map(work, batches)
         return
+    import multiprocessing
+
     context = multiprocessing.get_context("fork")
     window: deque[AsyncResult[Out]] = deque()
     with context.Pool(jobs, initializer=_install, initargs=(work,)) as pool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 
 class EntryType(StrEnum):
@@ -133,11 +133,12 @@ class Source:
     line: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class FieldLatex:
+class FieldLatex(NamedTuple):
     """One field of a `.bib` entry as the file wrote it, and what the record held for it
     when read: a writer writes `latex` back while the record still holds `decoded`, so a
-    value nobody changed keeps its LaTeX (docs/decisions/latex-source.md)."""
+    value nobody changed keeps its LaTeX (docs/decisions/latex-source.md). A NamedTuple,
+    not a frozen dataclass: the reader makes one for every field of a file, and a frozen
+    dataclass's `__init__` costs three times as much."""
 
     name: str
     """The field as read, lower-cased."""

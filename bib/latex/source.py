@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from bib.record import FieldLatex, LatexSource, Record, StringDef, TagKind, evolve
 
@@ -175,7 +175,7 @@ def expanded(record: Record, names: frozenset[str]) -> Record:
     if latex is None or not names or not any(d.name.lower() in names for d in latex.strings):
         return record
     fields = tuple(
-        replace(f, raw="") if f.raw and not names.isdisjoint(references(f.raw)) else f
+        f._replace(raw="") if f.raw and not names.isdisjoint(references(f.raw)) else f
         for f in latex.fields
     )
     still = {name for f in fields if f.raw for name in references(f.raw)}
