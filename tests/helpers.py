@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import io
+import subprocess
+import sys
 from html.parser import HTMLParser
 
 from bib.record import Record, Tag, TagKind
@@ -50,3 +52,15 @@ def pybtex_fields(text: str) -> dict[str, dict[str, str]]:
             fields[role.lower()] = " and ".join(str(person) for person in people)
         found[key.lower()] = fields
     return found
+
+
+def modules_after(code: str) -> set[str]:
+    """The modules a fresh interpreter has loaded after running `code`: what a command or
+    an import really costs at start-up, unaffected by what this test process loaded."""
+    out = subprocess.run(
+        [sys.executable, "-c", f"{code}\nimport sys\nprint('\\n'.join(sys.modules))"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    return set(out.split())

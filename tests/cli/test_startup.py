@@ -9,27 +9,18 @@ import click
 import pytest
 
 from bib.cli import COMMANDS, LazyCommand, main
+from tests.helpers import modules_after
 
 HEAVY = ("jsonschema", "bibtexparser", "rich", "pylatexenc", "ahocorasick", "importlib.metadata")
 
 
-def _modules_after(code: str) -> set[str]:
-    out = subprocess.run(
-        [sys.executable, "-c", f"{code}\nimport sys\nprint('\\n'.join(sys.modules))"],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    return set(out.split())
-
-
 def test_import_of_the_cli_loads_no_heavy_module() -> None:
-    loaded = _modules_after("import bib.cli")
+    loaded = modules_after("import bib.cli")
     assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
 
 
 def test_top_level_help_loads_no_command_module() -> None:
-    loaded = _modules_after(
+    loaded = modules_after(
         "from bib.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass"
     )
     assert not {name for name in loaded if name.startswith("bib.cli.")}
@@ -56,7 +47,7 @@ def test_light_commands_load_neither_subprocess_nor_traceback() -> None:
     """`note add` and `status` import the editor helpers and the error handler; starting a
     process and printing a traceback are only needed to edit and under BIB_DEBUG (2 % of the
     start-up's instructions, the margin to issue 16's 2x target)."""
-    loaded = _modules_after("import bib.cli, bib.cli.notes, bib.cli.library")
+    loaded = modules_after("import bib.cli, bib.cli.notes, bib.cli.library")
     assert not loaded & {"subprocess", "traceback"}, sorted(loaded & {"subprocess", "traceback"})
 
 

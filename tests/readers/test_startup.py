@@ -1,32 +1,21 @@
 """Reading a `.bib` loads what reading needs: not the writers, jsonschema (only CSL-JSON
 input and a refused item use it), bibtexparser or pyparsing (names are split by
-`names.bibtex_parts`). Those imports were a third of the start-up of reading a `.bib`."""
+`names.name_parts`). Those imports were a third of the start-up of reading a `.bib`."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
+from tests.helpers import modules_after
 
 HEAVY = ("jsonschema", "bibtexparser", "pyparsing")
 
 
-def _modules_after(code: str) -> set[str]:
-    out = subprocess.run(
-        [sys.executable, "-c", f"{code}\nimport sys\nprint('\\n'.join(sys.modules))"],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    return set(out.split())
-
-
 def test_import_of_the_bibtex_reader_loads_no_heavy_module() -> None:
-    loaded = _modules_after("import bib.readers.bibtex")
+    loaded = modules_after("import bib.readers.bibtex")
     assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
 
 
 def test_import_of_the_bibtex_reader_loads_no_writer() -> None:
-    loaded = _modules_after("import bib.readers.bibtex")
+    loaded = modules_after("import bib.readers.bibtex")
     assert not {name for name in loaded if name.startswith("bib.writers")}
 
 
@@ -36,7 +25,7 @@ def test_reading_a_bib_file_loads_no_heavy_module(tmp_path) -> None:  # type: ig
         '@article{a, author = {Ludwig van Beethoven and {\\"O}z, J.}, title = {T}, year = 2000}\n',
         encoding="utf-8",
     )
-    loaded = _modules_after(
+    loaded = modules_after(
         f"from bib.readers.bibtex import read\nlist(read(open({str(path)!r}, 'rb').read(), 'x'))"
     )
     assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
