@@ -13,8 +13,9 @@ from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from bib import convert as engine
-from bib import parallel, writers
+from bib import writers
 from bib.cli import terminal
+from bib.cli.options import jobs_option, jobs_or_cores
 from bib.cli.tags import max_topics_option, parents_setting, vocabulary_option, with_parents_option
 from bib.errors import BibError
 from bib.readers import FORMATS
@@ -147,12 +148,7 @@ def _reporter() -> Callable[[str], None]:
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Keep the citation keys of this .bib or .json (repeatable); existing outputs count too.",
 )
-@click.option(
-    "-j",
-    "--jobs",
-    type=click.IntRange(min=1),
-    help="Worker processes for large inputs (default: the usable cores; 1: this process only).",
-)
+@jobs_option
 @click.option(
     "--strict", is_flag=True, help="Treat warnings (undefined @string, repeated key) as errors."
 )
@@ -232,7 +228,7 @@ def convert(
         report=report,
         strict=strict,
         keys_from=keys_from,
-        jobs=jobs if jobs is not None else parallel.usable_cores(),
+        jobs=jobs_or_cores(jobs),
         progress=progress_stage(console) if sys.stderr.isatty() else None,
         output=writers.WriteOptions(ascii=ascii_only, tag_kinds=kinds),
     )

@@ -16,6 +16,7 @@ from click.shell_completion import CompletionItem
 from annotations import MARK, Entry, Filters, Status, Store, open_store
 from annotations.store import Reading
 from bib.cli import terminal
+from bib.cli.options import jobs_option, jobs_or_cores
 from bib.errors import BibError
 from bib.record import Record
 
@@ -242,6 +243,7 @@ def stars(rating: int | None) -> str:
 @click.option(
     "--strict", is_flag=True, help="Treat warnings (undefined @string, repeated key) as errors."
 )
+@jobs_option
 @click.pass_context
 def add(
     ctx: click.Context,
@@ -252,6 +254,7 @@ def add(
     restore: bool,
     as_json: bool,
     strict: bool,
+    jobs: int | None,
 ) -> None:
     """Import paper lists, BibTeX or CSL-JSON into the library.
 
@@ -269,11 +272,11 @@ def add(
       bib add --strict refs.bib          # any warning stops with exit 2, nothing stored
       cat list.txt | bib add - --from paperlist --venue NeurIPS --year 2025
       bib add arxiv:2503.22996 https://openreview.net/forum?id=ID doi:10.1234/x
+      bib add big-list.txt --jobs 4      # worker processes for a large input
     """
     from annotations.latex_source import with_file_preambles
     from annotations.records import assign_keys
     from bib import convert as engine
-    from bib import parallel
     from bib.cli.resolve import identifier_records
 
     paths, fetched = identifier_records(inputs)
@@ -286,7 +289,7 @@ def add(
                 year=year,
                 report=lambda m: diagnostic(f"bib: {m}"),
                 strict=strict,
-                jobs=parallel.usable_cores(),  # as `bib convert`: a long list in workers
+                jobs=jobs_or_cores(jobs),
             ),
         )
         if paths

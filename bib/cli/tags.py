@@ -16,8 +16,9 @@ from rich.table import Table
 from rich.text import Text
 
 from bib import convert as engine
-from bib import parallel, settings
+from bib import settings
 from bib.cli import terminal
+from bib.cli.options import jobs_option, jobs_or_cores
 from bib.errors import BibError
 from bib.extract import tags as tagging
 from bib.readers import FORMATS
@@ -273,6 +274,7 @@ def _stats(console: Console, records: Sequence[Record], kinds: Sequence[TagKind]
     type=click.Choice(FORMATS),
     help="Input format of '-': paperlist, bibtex or csl-json.",
 )
+@jobs_option
 def tags_command(
     inputs: tuple[str, ...],
     as_json: bool,
@@ -286,6 +288,7 @@ def tags_command(
     venue: str | None,
     year: int | None,
     source_format: str | None,
+    jobs: int | None,
 ) -> None:
     """Show the tags extracted from each record: topics, method, datasets, models, code
     and contribution type, each traceable to the words of the abstract that produced it.
@@ -300,6 +303,7 @@ def tags_command(
       bib tags seeds/ --stats                 # how many records carry each tag
       bib tags refs.bib --vocab my-topics.json --max-topics 5
       bib tags seeds/ --with-parents --kind topic   # each topic's ancestors too
+      bib tags big-list.txt --stats --jobs 4    # worker processes for a large input
     """
     if explain and (as_json or stats):
         raise BibError("--explain shows abstracts; it does not combine with --json or --stats")
@@ -311,7 +315,7 @@ def tags_command(
         stages=engine.tag_stages(vocab_files, max_topics, kinds, parents_setting(with_parents)),
         report=lambda message: click.echo(f"bib: {message}", err=True),
         stdin=sys.stdin.buffer,
-        jobs=parallel.usable_cores(),  # as `bib convert`: a long list is read in workers
+        jobs=jobs_or_cores(jobs),
     )
     records = engine.load(inputs, options)
     if stats and as_json:
