@@ -11,13 +11,20 @@ from __future__ import annotations
 import re
 import sqlite3
 from dataclasses import dataclass
-from importlib import resources
-from importlib.abc import Traversable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bib.errors import BibError, OperationError
 
+if TYPE_CHECKING:
+    from importlib.abc import Traversable
+
 _NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
+
+SHIPPED = Path(__file__).with_name("migrations")
+"""The shipped migrations: files beside this module, as pip installs package data. Not
+`importlib.resources`, whose import is 8 % of `import click`'s instructions, paid by every
+command that opens the library (issue 16's start-up target, docs/convert.md)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +36,7 @@ class Migration:
 
 def migrations(source: Traversable | Path | None = None) -> list[Migration]:
     """The migrations in `source` (default: the shipped ones), sorted by number."""
-    folder = source if source is not None else resources.files(__package__) / "migrations"
+    folder = source if source is not None else SHIPPED
     found: dict[int, Migration] = {}
     for item in folder.iterdir():
         match = _NAME.match(item.name)

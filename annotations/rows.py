@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import difflib
 import json
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -343,6 +342,8 @@ class RowStore:
         return str(record_id), str(current), str(data)
 
     def _unknown_key(self, conn: Any, key: str) -> BibError:
+        import difflib  # only for this message: every command that opens a library loads rows
+
         rows = self._exec(conn, "SELECT key FROM records UNION SELECT alias FROM key_aliases")
         keys = [r[0] for r in rows.fetchall()]
         close = difflib.get_close_matches(key, keys, n=3, cutoff=0.6)

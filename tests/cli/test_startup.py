@@ -51,6 +51,22 @@ def test_light_commands_load_neither_subprocess_nor_traceback() -> None:
     assert not loaded & {"subprocess", "traceback"}, sorted(loaded & {"subprocess", "traceback"})
 
 
+def test_opening_a_library_loads_neither_importlib_resources_nor_difflib(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Regression: every light command opens the library, and reading the shipped migrations
+    through importlib.resources, with difflib for a rare message, had put `note add` and
+    `status` at 2.06x and 2.04x the instructions of `import click` (issue 16: 2x)."""
+    library = tmp_path / "library.sqlite"
+    loaded = modules_after(
+        "from annotations import open_store\n"
+        f"with open_store({str(library)!r}) as store:\n"
+        "    store.count()\n"
+    )
+    assert "annotations.sqlite" in loaded
+    assert not loaded & {"importlib.resources", "difflib"}, sorted(
+        loaded & {"importlib.resources", "difflib"}
+    )
+
+
 def test_internal_error_under_bib_debug_prints_the_traceback(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """The traceback module, imported only when needed, still serves BIB_DEBUG=1."""
     script = (
