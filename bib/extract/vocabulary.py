@@ -627,7 +627,7 @@ def _data(name: str) -> dict[str, Any]:
 def validate(document: Any, path: str | Path) -> None:
     """Check a vocabulary document against the schema; BibError names the first bad place.
     (jsonschema is imported here: a run with the shipped, cached vocabulary never needs it,
-    and importing it was a tenth of `bib convert`'s start-up.)"""
+    and importing it was a twentieth of the instructions of importing `bib convert`.)"""
     import jsonschema
 
     validator = jsonschema.Draft202012Validator(schema.load("vocabulary.schema.json"))
