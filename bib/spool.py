@@ -9,6 +9,7 @@ renders of a record). A worker process hands its items over as a file (`write_it
 
 from __future__ import annotations
 
+import errno
 import marshal
 import os
 import tempfile
@@ -69,14 +70,7 @@ class Spool:
         size = sum(sizes)
         self._file.flush()
         with open(path, "rb") as source:
-            copied = 0
-            while copied < size:
-                done = os.copy_file_range(
-                    source.fileno(), self._file.fileno(), size - copied, copied, self._end + copied
-                )
-                if not done:
-                    raise OSError(f"{path}: {size - copied} bytes short")
-                copied += done
+            _copy(source.fileno(), self._file.fileno(), size, self._end)
         os.unlink(path)
         self._file.seek(self._end + size)  # the buffer's position, past what the kernel wrote
         self._flushed = self._end + size
@@ -107,6 +101,26 @@ class Spool:
 
     def close(self) -> None:
         self._file.close()
+
+
+_NO_KERNEL_COPY = frozenset({errno.EXDEV, errno.ENOSYS, errno.EOPNOTSUPP, errno.EINVAL})
+
+
+def _copy(source: int, target: int, size: int, at: int) -> None:
+    """The first `size` bytes of file `source` written into file `target` at `at`: by the
+    kernel, or through this process where it cannot copy from file to file (another file
+    system, an old kernel)."""
+    copied = 0
+    while copied < size:
+        try:
+            done = os.copy_file_range(source, target, size - copied, copied, at + copied)
+        except OSError as failed:
+            if failed.errno not in _NO_KERNEL_COPY:
+                raise
+            done = os.pwrite(target, os.pread(source, size - copied, copied), at + copied)
+        if not done:
+            raise OSError(f"{size - copied} bytes short of {size}")
+        copied += done
 
 
 class Items(NamedTuple):

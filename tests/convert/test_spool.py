@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import io
+import os
 
 import pytest
 from hypothesis import given
@@ -122,6 +124,25 @@ def test_items_another_process_wrote_read_back_as_if_added_here(tmp_path_factory
     finally:
         spool.close()
     assert not list(handoff.iterdir())  # every file taken in is removed
+
+
+def test_items_another_process_wrote_are_taken_in_where_the_kernel_cannot_copy_them(
+    tmp_path, monkeypatch
+) -> None:
+    """Another file system (or an old kernel) refuses `copy_file_range`: read and written."""
+
+    def refused(*args: object) -> int:
+        raise OSError(errno.EXDEV, "Invalid cross-device link")
+
+    monkeypatch.setattr(os, "copy_file_range", refused)
+    spool = Spool()
+    try:
+        spool.add_bytes(b"here")
+        spool.add_file(write_items(str(tmp_path), [b"one", b"", b"three"]))
+        spool.add_bytes(b"after")
+        assert [spool.get_bytes(i) for i in range(5)] == [b"here", b"one", b"", b"three", b"after"]
+    finally:
+        spool.close()
 
 
 ABSTRACT = "We propose FairJudge, an adaptive judge for LLM evaluation."
