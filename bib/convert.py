@@ -39,7 +39,7 @@ from bib.extract.urls import tag_urls
 from bib.latex.source import Definitions, expanded
 from bib.readers import bibtex, bibtex_parts, csljson, paperlist
 from bib.record import LatexSource, Record, StringDef, TagKind
-from bib.spool import Spool, record_bytes, record_of
+from bib.spool import NO_ITEMS, Items, Spool, record_bytes, record_of, write_items
 from bib.writers import WriteOptions
 
 Stage = Callable[[Iterable[Record]], Iterable[Record]]
@@ -322,8 +322,12 @@ def _spool(
     stats: Stats,
     encode: Encoder,
 ) -> Spooled:
-    with contextlib.closing(Spool()) as raw, contextlib.closing(Spool()) as held:
-        reading = _Reading(raw, done, Definitions(), held)
+    with (
+        contextlib.closing(Spool()) as raw,
+        contextlib.closing(Spool()) as held,
+        tempfile.TemporaryDirectory(prefix="bib-") as handoff,
+    ):
+        reading = _Reading(raw, done, Definitions(), held, handoff)
         found = merge.groups(_read_into(reading, paths, options, stdin, stats, encode))
         papers = [group for group in found if len(group) > 1]
         stats.merged = stats.read - len(found)
@@ -364,7 +368,7 @@ def _spool(
             if item.own is not None:
                 owns[len(bases)] = item.own
             if index < 0:
-                index = len(done.offsets)
+                index = len(done)
                 done.add_bytes(item.data)
             indices.append(index)
             bases.append((item.id, item.base_key))
@@ -426,6 +430,8 @@ class _Reading:
     definitions: Definitions
     held: Spool
     """Records as the stages left them, for a list stage to finish again (`_Listed`)."""
+    handoff: str
+    """Where workers write what they make of a part (`spool.write_items`)."""
     where: list[int] = field(default_factory=list)
     ahead: list[Prepared | None] = field(default_factory=list)
     ahead_at: list[int] = field(default_factory=list)
@@ -438,7 +444,7 @@ class _Reading:
 
     def keep(self, record: Record) -> list[str]:
         """Keep a record read here; its identities."""
-        self.where.append(len(self.raw.offsets))
+        self.where.append(len(self.raw))
         self.raw.add(record)
         self.definitions.add(record.latex)
         return merge.identities(record)
@@ -446,7 +452,7 @@ class _Reading:
     def keep_instead(self, position: int, record: Record) -> list[str]:
         """Keep as read a record whose part was extracted ahead (a crossref child, resolved
         here); its identities. Its `@string`s came with the part's."""
-        self.where[position] = len(self.raw.offsets)
+        self.where[position] = len(self.raw)
         self.raw.add(record)
         return merge.identities(record)
 
@@ -454,7 +460,7 @@ class _Reading:
         self,
         part: _Ahead | _BibAhead | _CslAhead,
         made: _Made,
-        data: list[bytes],
+        data: Items,
         done: list[Prepared] | None,
         held: list[bytes],
         stored: _Stored | None = None,
@@ -462,7 +468,7 @@ class _Reading:
         """Keep what a worker made of the records of a part it read: `made` its `_Made`, `data`
         what `encode` made of each, `done` each `Prepared` but its `data` (None: it could not
         make them), `held` each `Prepared.held`; `stored`: where `store` put `data` and
-        `made.kept` already (`data` is then empty)."""
+        `made.kept` already (`data` is then `NO_ITEMS`)."""
         if stored is None:
             stored = self.store(made, data)
         strings, preambles = made.latex
@@ -482,15 +488,15 @@ class _Reading:
         self.ahead_at.extend(range(stored.done, stored.done + part.total))
         for offset, record in enumerate(held):
             if record:
-                self.held_at[read + offset] = len(self.held.offsets)
+                self.held_at[read + offset] = len(self.held)
                 self.held.add_bytes(record)
 
-    def store(self, made: _Made, data: list[bytes]) -> _Stored:
-        """Write what a worker made of a part into the spools (its entries, and its records
+    def store(self, made: _Made, data: Items) -> _Stored:
+        """Take into the spools what a worker made of a part (its entries, and its records
         as kept, `_Made.kept`), before the part is kept (`keep_ahead`): where they are."""
-        stored = _Stored(len(self.raw.offsets), len(self.done.offsets), bool(made.kept))
-        self.raw.add_all(made.kept)
-        self.done.add_all(data)
+        stored = _Stored(len(self.raw), len(self.done), bool(made.kept.sizes))
+        self.raw.add_file(made.kept)
+        self.done.add_file(data)
         return stored
 
     def keep_read(self, copies: Collection[int], expand: bool = False) -> None:
@@ -515,7 +521,7 @@ class _Reading:
                 continue
             records = part.records()
             for i in wanted:
-                self.where[i] = len(self.raw.offsets)
+                self.where[i] = len(self.raw)
                 self.raw.add(_stripped(records[i - part.first], None))
 
 
@@ -619,7 +625,7 @@ class _Listed:
         if item.loose:
             self.loose[position] = item.loose
             if item.held:
-                self.held_at[position] = len(reading.held.offsets)
+                self.held_at[position] = len(reading.held)
                 reading.held.add_bytes(item.held)
             else:
                 self.held_at[position] = reading.held_at[read_at]
@@ -649,7 +655,7 @@ class _Listed:
             BYTES,
         )
         for position, data in zip(again, encoded, strict=True):
-            indices[position] = len(done.offsets)
+            indices[position] = len(done)
             done.add_bytes(data)
 
 
@@ -743,7 +749,7 @@ def _read_list(
             for record in paperlist.parse(part, listed):
                 yield reading.keep(_stripped(record, warn))
         return
-    work = _work_ahead(options, encode, strict=options.strict)
+    work = _work_ahead(options, encode, reading.handoff, strict=options.strict)
 
     sent: collections.deque[tuple[paperlist.Part, int]] = collections.deque()
 
@@ -779,31 +785,27 @@ class _Made(NamedTuple):
     their `Prepared`: each one's identities and warnings, and the `@string`s (name, raw)
     and `@preamble`s they carry, in order of first use (`Definitions.add` gives the same
     from them as from the records); with `as_read`, also each record as `_Reading.keep`
-    keeps it (`kept`), those whose bidi controls were stripped as read before that
-    (`unstripped`, by place in the part), each one's key, and the places of the crossref
-    children."""
+    keeps it (`kept`, in a file for `Spool.add_file`), those whose bidi controls were
+    stripped as read before that (`unstripped`, by place in the part), each one's key, and
+    the places of the crossref children."""
 
     read: list[tuple[list[str], list[str]]]
     latex: tuple[list[tuple[str, str]], tuple[str, ...]]
-    kept: list[bytes]
+    kept: Items
     unstripped: dict[int, bytes]
     keys: list[str]
     children: list[int]
 
-    def as_read(self, offset: int) -> bytes:
-        """The record at `offset` in the part as the reader gave it (`record_bytes`)."""
-        return self.unstripped.get(offset) or self.kept[offset]
-
     @staticmethod
-    def of_blob(blob: bytes) -> tuple[_Made, list[bytes], list[Prepared] | None, list[bytes]]:
-        """`_work_ahead`'s blob: the `_Made`, and each record's encoding, `Prepared` without
-        its `data` (None: the stages failed) and `Prepared.held`; unpacked as each part
-        arrives, while the workers read on."""
+    def of_blob(blob: bytes) -> tuple[_Made, Items, list[Prepared] | None, list[bytes]]:
+        """`_work_ahead`'s blob: the `_Made`, and each record's encoding (in a file),
+        `Prepared` without its `data` (None: the stages failed) and `Prepared.held`;
+        unpacked as each part arrives, while the workers read on."""
         read, latex, kept, unstripped, keys, children, data, done, held = marshal.loads(blob)
-        made = _Made(read, latex, kept, unstripped, keys, children)
+        made = _Made(read, latex, Items(*kept), unstripped, keys, children)
         if done is None:
-            return made, data, None, held
-        return made, data, [Prepared.of_plain(plain, b"") for plain in done], held
+            return made, Items(*data), None, held
+        return made, Items(*data), [Prepared.of_plain(plain, b"") for plain in done], held
 
 
 Read = Callable[[Report], Iterable[Record]]
@@ -814,17 +816,19 @@ report given, before the record comes."""
 def _work_ahead(
     options: ConvertOptions,
     encode: Encoder,
+    handoff: str,
     *,
     strict: bool,
     as_read: bool = False,
 ) -> Callable[[Read], bytes]:
     """What a worker does with the records of a part it read: the reader's warnings and the
     bidi controls stripped told back with each (or under `strict` a removal is the error),
-    identities, the stages and `encode`, all in one marshal blob (`_Made.of_blob`). When a
-    stage fails, the records are sent back without their `Prepared` and read again here,
-    so the error comes where it comes in one process. `as_read`: the records also come
-    back as read, with their keys (`_Made`), so that copies of a paper and crossref children
-    need no part read again here."""
+    identities, the stages and `encode`, all in one marshal blob (`_Made.of_blob`) but what
+    goes into the spools as it is (the encodings, the records as kept): that is written to
+    files in `handoff` (`spool.write_items`). When a stage fails, the records are sent back
+    without their `Prepared` and read again here, so the error comes where it comes in one
+    process. `as_read`: the records also come back as read, with their keys (`_Made`), so
+    that copies of a paper and crossref children need no part read again here."""
     texts = bool(options.pinned)
     stages, listing = _list_stage(options.stages)
 
@@ -856,20 +860,16 @@ def _work_ahead(
                 strings.update(dict.fromkeys((s.name, s.raw) for s in record.latex.strings))
                 preambles.update(dict.fromkeys(record.latex.preambles))
         latex = (list(strings), tuple(preambles))
-        data: list[bytes] = []
-        done: list[Plain] = []
-        held: list[bytes] = []
+        made = (read, latex, write_items(handoff, kept).plain(), unstripped, keys, children)
         try:
-            for item in _prepare(_extract(records, stages), encode, texts, listing):
-                data.append(item.data)
-                done.append(item.plain())
-                held.append(item.held)
+            prepared = list(_prepare(_extract(records, stages), encode, texts, listing))
         except BibError:
-            made = (read, latex, kept, unstripped, keys, children)
-            return marshal.dumps((*made, [], None, []))  # told when read again
-        if len(done) != len(records):
+            return marshal.dumps((*made, NO_ITEMS.plain(), None, []))  # told when read again
+        if len(prepared) != len(records):
             raise RuntimeError("an extraction stage did not yield one record for each")
-        return marshal.dumps((read, latex, kept, unstripped, keys, children, data, done, held))
+        data = write_items(handoff, [item.data for item in prepared]).plain()
+        done = [item.plain() for item in prepared]
+        return marshal.dumps((*made, data, done, [item.held for item in prepared]))
 
     return work
 
@@ -903,7 +903,7 @@ def _read_bib(
     name = file.path
     linked = crossref.mentions(source)
     # the parse warnings come first: a record's are told here, in order
-    work = _work_ahead(options, encode, strict=False, as_read=True)
+    work = _work_ahead(options, encode, reading.handoff, strict=False, as_read=True)
     stored: dict[int, tuple[_Made, _Stored, list[Prepared] | None, list[bytes]]] = {}
 
     def take(found: bibtex_parts.Read) -> None:
@@ -911,7 +911,7 @@ def _read_bib(
         assert found.ahead is not None
         made, data, plain, held = _Made.of_blob(found.ahead)
         at = reading.store(made, data)
-        stored[found.index] = (made if linked else made._replace(kept=[]), at, plain, held)
+        stored[found.index] = (made, at, plain, held)
         found.ahead = b""
 
     done = bibtex_parts.read_parts(
@@ -923,7 +923,7 @@ def _read_bib(
             yield reading.keep(_stripped(record, warn))
         return
     bibtex_parts.tell(done, name, warn, False)
-    parents = _Parents.of(done, stored) if linked else None
+    parents = _Parents.of(done, stored, reading.raw) if linked else None
 
     def arrived() -> Iterator[Arrived]:
         position = 0
@@ -939,7 +939,7 @@ def _read_bib(
                 continue
             made, at, plain, held = stored.pop(found.index)
             first = len(reading.where)
-            reading.keep_ahead(_BibAhead(first, found.total), made, [], plain, held, at)
+            reading.keep_ahead(_BibAhead(first, found.total), made, NO_ITEMS, plain, held, at)
             for offset, told in enumerate(made.read):
                 if parents is not None and parents.child(position):
                     child = parents.at(position)
@@ -968,11 +968,14 @@ here (a Record, or a `_Resolved` child)."""
 class _Parents:
     """The records of a `.bib` read in parts that `crossref.resolved` asks for, found by key
     as `crossref.resolve` finds them in the whole file: the last record of a key, else the
-    last of it in any case, as read (workers send each back, `_Made.as_read`). The same
-    position gives the same Record (`resolved` tells a record by identity)."""
+    last of it in any case, as read (workers send each back: `_Made.kept`, `unstripped`).
+    The same position gives the same Record (`resolved` tells a record by identity)."""
 
-    made: list[_Made | None]
-    """Each part's, None for a part read here (its records are `known`)."""
+    kept: list[tuple[dict[int, bytes], int] | None]
+    """Each part's records as read: those whose bidi controls were stripped, by place in the
+    part (`_Made.unstripped`), and where in `raw` the part's records as kept begin; None for
+    a part read here (its records are `known`)."""
+    raw: Spool
     starts: list[int]
     """Each part's first record's position in the file."""
     by_key: dict[str, int]
@@ -985,8 +988,9 @@ class _Parents:
         cls,
         done: list[bibtex_parts.Read],
         stored: Mapping[int, tuple[_Made, _Stored, list[Prepared] | None, list[bytes]]],
+        raw: Spool,
     ) -> _Parents:
-        made: list[_Made | None] = []
+        kept: list[tuple[dict[int, bytes], int] | None] = []
         starts: list[int] = []
         keys: list[str] = []
         children: set[int] = set()
@@ -995,20 +999,20 @@ class _Parents:
             start = len(keys)
             starts.append(start)
             if found.ahead is None:
-                made.append(None)
+                kept.append(None)
                 for offset, record in enumerate(bibtex_parts.records(found, start == 0)):
                     known[start + offset] = record
                     keys.append(record.key)
                     if crossref.is_child(record):
                         children.add(start + offset)
                 continue
-            part = stored[found.index][0]
-            made.append(part)
+            part, at = stored[found.index][:2]
+            kept.append((part.unstripped, at.raw))
             keys.extend(part.keys)
             children.update(start + offset for offset in part.children)
         by_key = {key: i for i, key in enumerate(keys)}
         by_folded = {key.casefold(): i for i, key in enumerate(keys)}
-        return cls(made, starts, by_key, by_folded, frozenset(children), known)
+        return cls(kept, raw, starts, by_key, by_folded, frozenset(children), known)
 
     def child(self, position: int) -> bool:
         return position in self.children
@@ -1023,9 +1027,12 @@ class _Parents:
         found = self.known.get(position)
         if found is None:
             index = bisect.bisect_right(self.starts, position) - 1
-            made = self.made[index]
-            assert made is not None, "a part read here has its records known"
-            found = self.known[position] = record_of(made.as_read(position - self.starts[index]))
+            kept = self.kept[index]
+            assert kept is not None, "a part read here has its records known"
+            unstripped, first = kept
+            offset = position - self.starts[index]
+            data = unstripped.get(offset) or self.raw.get_bytes(first + offset)
+            found = self.known[position] = record_of(data)
         return found
 
     def find(self, key: str) -> Record | None:
@@ -1058,7 +1065,7 @@ def _read_csl(
         for record in csljson.records(parsed, report=warn):
             yield reading.keep(_stripped(record, warn))
         return
-    work = _work_ahead(options, encode, strict=False)  # a reader's warning may come first
+    work = _work_ahead(options, encode, reading.handoff, strict=False)  # a warning may come first
 
     def read(span: range) -> bytes:
         try:

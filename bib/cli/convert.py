@@ -6,11 +6,9 @@ import functools
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import click
-from rich.console import Console
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from bib import convert as engine
 from bib import writers
@@ -20,6 +18,9 @@ from bib.cli.tags import max_topics_option, parents_setting, vocabulary_option, 
 from bib.errors import BibError
 from bib.readers import FORMATS
 from bib.record import TagKind
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 Item = TypeVar("Item")
 
@@ -74,6 +75,10 @@ def _echo(text: str) -> None:
 
 
 def progress_stage(console: Console) -> engine.Progress:
+    """The progress display on a terminal (rich is imported only then: a conversion to a
+    file or a pipe never needs it)."""
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
     def stage(records: Iterable[Item]) -> Iterator[Item]:
         progress: Progress | None = None
         task = None
@@ -211,7 +216,6 @@ def convert(
     kinds = _tag_kinds(tag_text)
     if kinds is None:
         kinds = writers.DEFAULT_TAG_KINDS
-    console = terminal.console(stderr=True)
     # only the tags written are made: the contribution tags cost a fifth of the tagging
     stages = engine.tag_stages(vocab_files, max_topics, kinds, parents_setting(with_parents))
     # a network lookup runs once per paper, after merging, in this process (rate limits are
@@ -229,7 +233,7 @@ def convert(
         strict=strict,
         keys_from=keys_from,
         jobs=jobs_or_cores(jobs),
-        progress=progress_stage(console) if sys.stderr.isatty() else None,
+        progress=progress_stage(terminal.console(stderr=True)) if sys.stderr.isatty() else None,
         output=writers.WriteOptions(ascii=ascii_only, tag_kinds=kinds),
     )
     stats = engine.convert(inputs, sinks, options)

@@ -8,12 +8,9 @@ import sys
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 import click
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from bib import convert as engine
 from bib import settings
@@ -23,6 +20,9 @@ from bib.errors import BibError
 from bib.extract import tags as tagging
 from bib.readers import FORMATS
 from bib.record import Record, Span, Tag, TagKind
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 KIND_ORDER = (
     TagKind.METHOD,
@@ -150,6 +150,8 @@ def bracketed(text: str, spans: Sequence[Span]) -> str:
 
 
 def _explain(console: Console, records: Sequence[Record], kinds: Sequence[TagKind]) -> None:
+    from rich.text import Text  # here: `bib convert` imports this module for its options
+
     colour = console.is_terminal and not os.environ.get("NO_COLOR")
     for record in records:
         chosen = _selected(record, kinds)
@@ -214,6 +216,9 @@ def tag_counts(records: Sequence[Record], kinds: Sequence[TagKind]) -> list[TagC
 
 
 def _stats(console: Console, records: Sequence[Record], kinds: Sequence[TagKind], top: int) -> None:
+    from rich.table import Table  # here: `bib convert` imports this module for its options
+    from rich.text import Text
+
     rows = tag_counts(records, kinds)
     table = Table(title=f"Tags over {len(records)} records", title_justify="left")
     table.add_column("kind", no_wrap=True)

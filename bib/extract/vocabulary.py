@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import ahocorasick
-import jsonschema
 import platformdirs
 
 import schema
@@ -626,7 +625,11 @@ def _data(name: str) -> dict[str, Any]:
 
 
 def validate(document: Any, path: str | Path) -> None:
-    """Check a vocabulary document against the schema; BibError names the first bad place."""
+    """Check a vocabulary document against the schema; BibError names the first bad place.
+    (jsonschema is imported here: a run with the shipped, cached vocabulary never needs it,
+    and importing it was a twentieth of the instructions of importing `bib convert`.)"""
+    import jsonschema
+
     validator = jsonschema.Draft202012Validator(schema.load("vocabulary.schema.json"))
     errors = sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path))
     if errors:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import io
+import os
 
 import pytest
 from hypothesis import given
@@ -23,7 +25,7 @@ from bib.record import (
     Tag,
     TagKind,
 )
-from bib.spool import Spool
+from bib.spool import Spool, write_items
 
 text = st.text(max_size=30)
 authors = st.builds(Author, text, text, text)
@@ -90,13 +92,57 @@ def test_read_back_records_keep_their_enum_members() -> None:
     assert record.tags[0].kind is TagKind.TOPIC
 
 
-def test_adding_after_reading_back_is_refused() -> None:
+def test_a_record_added_after_one_was_read_back_reads_back_too() -> None:
     spool = Spool()
     spool.add(Record(id="abs:1"))
-    spool.get(0)
-    with pytest.raises(RuntimeError):
-        spool.add(Record(id="abs:2"))
+    assert spool.get(0) == Record(id="abs:1")
+    spool.add(Record(id="abs:2"))
+    assert [spool.get(1), spool.get(0)] == [Record(id="abs:2"), Record(id="abs:1")]
     spool.close()
+
+
+steps = st.lists(
+    st.tuples(st.sampled_from(["add", "file", "read"]), st.lists(st.binary(max_size=20))),
+    max_size=8,
+)
+
+
+@given(steps)
+def test_items_another_process_wrote_read_back_as_if_added_here(tmp_path_factory, done) -> None:
+    """`add_file` of what `write_items` wrote, between adds and reads, is `add_all`."""
+    handoff = tmp_path_factory.mktemp("handoff")
+    spool, added = Spool(), []
+    try:
+        for step, items in done:
+            if step == "add":
+                spool.add_all(items)
+            elif step == "file":
+                spool.add_file(write_items(str(handoff), items))
+            if step != "read":
+                added.extend(items)
+            assert [spool.get_bytes(i) for i in reversed(range(len(added)))] == added[::-1]
+    finally:
+        spool.close()
+    assert not list(handoff.iterdir())  # every file taken in is removed
+
+
+def test_items_another_process_wrote_are_taken_in_where_the_kernel_cannot_copy_them(
+    tmp_path, monkeypatch
+) -> None:
+    """Another file system (or an old kernel) refuses `copy_file_range`: read and written."""
+
+    def refused(*args: object) -> int:
+        raise OSError(errno.EXDEV, "Invalid cross-device link")
+
+    monkeypatch.setattr(os, "copy_file_range", refused)
+    spool = Spool()
+    try:
+        spool.add_bytes(b"here")
+        spool.add_file(write_items(str(tmp_path), [b"one", b"", b"three"]))
+        spool.add_bytes(b"after")
+        assert [spool.get_bytes(i) for i in range(5)] == [b"here", b"one", b"", b"three", b"after"]
+    finally:
+        spool.close()
 
 
 ABSTRACT = "We propose FairJudge, an adaptive judge for LLM evaluation."
