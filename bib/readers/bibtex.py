@@ -18,8 +18,7 @@ from bib.errors import BibError
 from bib.extract.urls import role
 from bib.identity import normalize_arxiv, record_id, strip_doi
 from bib.latex import decoder, from_latex
-from bib.latex.fastlatex import decode_common
-from bib.latex.fromlatex import prepare, unknown_macro
+from bib.latex.fromlatex import common_text, prepare
 from bib.latex.pieces import cut
 from bib.latex.source import CONTAINERS, further_fields, held, references
 from bib.latex.tables import _LIGATURE, _LIGATURE_SHOWN
@@ -67,7 +66,7 @@ def to_unicode(value: str) -> str:
 def _decode_common(part: str) -> str | None:
     """The table decoder's text of `part`; a long part it cannot read whole is read in
     pieces (`bib.latex.pieces`), each by the table decoder or else pylatexenc."""
-    common = decode_common(part, unknown_macro)
+    common = common_text(part)
     if common is not None:
         return common
     pieces = cut(part)
@@ -77,7 +76,7 @@ def _decode_common(part: str) -> str | None:
 
 
 def _decode_piece(piece: str) -> str:
-    common = decode_common(piece, unknown_macro)
+    common = common_text(piece)
     return decoder("verbatim").latex_to_text(piece) if common is None else common
 
 
