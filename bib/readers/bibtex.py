@@ -411,21 +411,21 @@ def _latex(
     )
     further = further_fields(record)
     for found in entry.fields:
-        if found.name in CONTAINERS and found.name != container:
+        name, value, _, raw = found
+        if name in CONTAINERS and name != container:
             continue  # not the one the container title was read from
-        if found.name == "note" and (record.title_derived or provenance_of(record.note)):
+        if name == "note" and (record.title_derived or provenance_of(record.note)):
             continue  # the note bib wrote, its sentences rebuilt from the record
-        decoded = held(record, found.name, further)
-        if decoded is None or (found.name == "month" and _month_number_written(found)):
+        decoded = held(record, name, further)
+        if decoded is None or (name == "month" and _month_number_written(found)):
             continue
-        raw = found.raw
         if raw:
             needs = _needs(references(raw), strings)
             if needs is None:
                 raw = ""
             else:
                 needed.update(dict.fromkeys(needs))
-        kept.append(FieldLatex(found.name, found.value, decoded, raw))
+        kept.append(FieldLatex(name, value, decoded, raw))
     if not kept and not preambles:
         return None
     used = tuple(strings[name][1] for name in sorted(needed, key=lambda n: strings[n][0]))
