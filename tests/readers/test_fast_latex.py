@@ -237,6 +237,7 @@ def test_the_space_after_an_accented_dotless_i_goes_as_pylatexenc_reads_it():
     for value in ("\\'\\i\n x", "\\'\\i\xa0x", "\\'\\i\n\nx"):
         assert decode_common(value) == decoder("verbatim").latex_to_text(value), value
 
+
 def test_an_accent_over_an_empty_group_takes_the_fast_path_and_prints_nothing():
     for value in ("Gda{\\'{}nsk}", "x {\\={}\\i}-E", "a\\~{}b"):
         assert decode_common(value) == decoder("verbatim").latex_to_text(value), value
