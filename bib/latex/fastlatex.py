@@ -17,10 +17,15 @@ from collections.abc import Callable
 
 from bib.latex.tables import _ACCENTS, _MACRO_TEXT
 
+_SPACE = r"(?:\n(?!\n)|[^\S\n])*"
+"""The space pylatexenc takes after a command name: any, up to a paragraph break (two
+newlines), which stays text (its tokenizer's `post_space`)."""
 _TOKEN = re.compile(
     r"""
     (?P<text>[^\\{}~\-`'!?$%&]+)
-    |\\(?P<word>[A-Za-z]+[ \t]*(?:\n[ \t]*)?)
+    |\\(?P<word>[A-Za-z]+(?P<space>"""
+    + _SPACE
+    + r"""))
     |\\(?P<symbol>[^A-Za-z])
     |(?P<ligature>---|--|``|''|!`|\?`)
     |(?P<brace>[{}])
@@ -32,11 +37,17 @@ _TOKEN = re.compile(
 """One piece of a value; what matches none (`$`, `%`, `&`) ends the fast path."""
 
 _ARGUMENT = re.compile(
-    r"[ \t]*(?:([A-Za-z])|\{([A-Za-z])\}|\{\\([ij])\}|\\([ij])(?![A-Za-z])[ \t]*)"
+    r"[ \t]*(?:([A-Za-z])|\{([A-Za-z])\}|\{\\([ij])\}|\\([ij])(?![^\W\d_])" + _SPACE + r"|\{()\})"
 )
 """What an accent applies to: a letter, a braced letter, or a dotless i or j, braced (the
 spaces after the brace are text) or not (a control word: the spaces after it go, and a
-brace after it closes a group of its own, `D{\\'\\i}az`)."""
+brace after it closes a group of its own, `D{\\'\\i}az`; a letter after it, ASCII or not,
+goes on its name, as pylatexenc reads names, and any space after it up to a paragraph
+break goes, as after any command name); or an empty group, which pylatexenc prints
+as nothing (`Gda{\\'{}nsk}` is Gdansk)."""
+_ACCENT_SPACE = re.compile(r"[ \t]*(?:\n[ \t]*)?")
+"""The spaces after an accent's name that the fast path reads (a paragraph break there is
+pylatexenc's)."""
 _LIGATURES = {"---": "\u2014", "--": "\u2013", "``": "\u201c", "''": "\u201d"}
 _LIGATURES |= {"!`": "\u00a1", "?`": "\u00bf"}
 _ESCAPED = {char: char for char in "&%$#_{}"} | {" ": " ", "-": "\u00ad"}
@@ -48,8 +59,19 @@ def decode_common(latex: str, unknown: Callable[[str], bool] | None = None) -> s
     made only of common pieces; None when it is not (ask pylatexenc). With `unknown` (a
     test of a macro name), a macro pylatexenc does not know at all is read too
     (`_unknown_macro`)."""
+    found = decode_open(latex, unknown)
+    return found[0] if found is not None and found[1] == 0 else None
+
+
+def decode_open(
+    latex: str, unknown: Callable[[str], bool] | None = None, depth: int = 0
+) -> tuple[str, int] | None:
+    """`decode_common` of a stretch of a value between two pieces of markup that record
+    text keeps (`fromlatex._common_record_text`), inside `depth` groups opened before it:
+    its text and the groups open after it (`{$x$}` opens one before the math and closes it
+    after); None when it is not common or closes a group never opened."""
     out: list[str] = []
-    pos, end, depth = 0, len(latex), 0
+    pos, end = 0, len(latex)
     match = _TOKEN.match
     while pos < end:
         m = match(latex, pos)
@@ -60,13 +82,15 @@ def decode_common(latex: str, unknown: Callable[[str], bool] | None = None) -> s
         if kind == "text":
             out.append(m.group())
         elif kind == "word":
-            word = m.group("word")
-            name = word.rstrip()
-            if name != word and latex.startswith("\n", pos):
-                return None  # a paragraph break after a command: pylatexenc keeps it
-            if name == word and pos < end and latex[pos].isalpha():
+            # The space after a name goes, up to a paragraph break (two newlines), which
+            # stays text: what pylatexenc's tokenizer takes as the macro's `post_space`.
+            word, space = m.group("word", "space")
+            name = word[: len(word) - len(space)]
+            if not space and pos < end and latex[pos].isalpha():
                 return None  # pylatexenc reads a name on into a letter outside ASCII
             if name in _ACCENTS:
+                if _ACCENT_SPACE.fullmatch(space) is None or latex.startswith("\n", pos):
+                    return None
                 accented = _accent(latex, pos, _ACCENTS[name])
                 if accented is None:
                     return None
@@ -104,7 +128,7 @@ def decode_common(latex: str, unknown: Callable[[str], bool] | None = None) -> s
             out.append("\xa0")
         else:
             out.append(m.group())
-    return "".join(out) if depth == 0 else None
+    return "".join(out), depth
 
 
 def _unknown_macro(name: str, unknown: Callable[[str], bool] | None) -> str | None:
@@ -120,5 +144,7 @@ def _accent(latex: str, pos: int, mark: str) -> tuple[str, int] | None:
     m = _ARGUMENT.match(latex, pos)
     if m is None:
         return None
+    if m.group(5) is not None:
+        return "", m.end()
     letter = m.group(1) or m.group(2) or m.group(3) or m.group(4)
     return unicodedata.normalize("NFC", letter + mark), m.end()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from bib.record import FieldLatex, LatexSource, Record, StringDef, TagKind, evolve
 
@@ -128,17 +127,20 @@ def references(raw: str) -> list[str]:
     return found
 
 
-@dataclass(slots=True)
 class Definitions:
     """The `@preamble`s and `@string`s of every record of an output, gathered before any
     entry is written (they go at its top, `header`): each once, in order of first use. An
     `@string` two inputs define differently is a clash: its uses are written expanded
-    (`expanded`), and so are those of the `@string`s defined in terms of it."""
+    (`expanded`), and so are those of the `@string`s defined in terms of it. A plain class:
+    making a dataclass costs every start-up of a reader about a millisecond."""
 
-    strings: dict[str, StringDef] = field(default_factory=dict)
-    clashes: dict[str, tuple[str, str]] = field(default_factory=dict)
-    """Name -> the first two different definitions."""
-    preambles: dict[str, None] = field(default_factory=dict)
+    __slots__ = ("clashes", "preambles", "strings")
+
+    def __init__(self) -> None:
+        self.strings: dict[str, StringDef] = {}
+        self.clashes: dict[str, tuple[str, str]] = {}
+        """Name -> the first two different definitions."""
+        self.preambles: dict[str, None] = {}
 
     def add(self, latex: LatexSource | None) -> None:
         if latex is None:

@@ -18,8 +18,7 @@ from bib.errors import BibError
 from bib.extract.urls import role
 from bib.identity import normalize_arxiv, record_id, strip_doi
 from bib.latex import decoder, from_latex
-from bib.latex.fastlatex import decode_common
-from bib.latex.fromlatex import prepare, unknown_macro
+from bib.latex.fromlatex import common_text, prepare
 from bib.latex.pieces import cut
 from bib.latex.source import CONTAINERS, further_fields, held, references
 from bib.latex.tables import _LIGATURE, _LIGATURE_SHOWN
@@ -67,7 +66,7 @@ def to_unicode(value: str) -> str:
 def _decode_common(part: str) -> str | None:
     """The table decoder's text of `part`; a long part it cannot read whole is read in
     pieces (`bib.latex.pieces`), each by the table decoder or else pylatexenc."""
-    common = decode_common(part, unknown_macro)
+    common = common_text(part)
     if common is not None:
         return common
     pieces = cut(part)
@@ -77,7 +76,7 @@ def _decode_common(part: str) -> str | None:
 
 
 def _decode_piece(piece: str) -> str:
-    common = decode_common(piece, unknown_macro)
+    common = common_text(piece)
     return decoder("verbatim").latex_to_text(piece) if common is None else common
 
 
@@ -412,21 +411,21 @@ def _latex(
     )
     further = further_fields(record)
     for found in entry.fields:
-        if found.name in CONTAINERS and found.name != container:
+        name, value, _, raw = found
+        if name in CONTAINERS and name != container:
             continue  # not the one the container title was read from
-        if found.name == "note" and (record.title_derived or provenance_of(record.note)):
+        if name == "note" and (record.title_derived or provenance_of(record.note)):
             continue  # the note bib wrote, its sentences rebuilt from the record
-        decoded = held(record, found.name, further)
-        if decoded is None or (found.name == "month" and _month_number_written(found)):
+        decoded = held(record, name, further)
+        if decoded is None or (name == "month" and _month_number_written(found)):
             continue
-        raw = found.raw
         if raw:
             needs = _needs(references(raw), strings)
             if needs is None:
                 raw = ""
             else:
                 needed.update(dict.fromkeys(needs))
-        kept.append(FieldLatex(found.name, found.value, decoded, raw))
+        kept.append(FieldLatex(name, value, decoded, raw))
     if not kept and not preambles:
         return None
     used = tuple(strings[name][1] for name in sorted(needed, key=lambda n: strings[n][0]))

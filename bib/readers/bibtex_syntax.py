@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from bib.errors import BibError
@@ -55,13 +54,17 @@ _FIELD_START = re.compile(
 _SIMPLE_FIELD = re.compile(
     r",(?:[ \t\n]|%[^\n]*)*([^\s\"#%'(),={}]+)(?:[ \t\n]|%[^\n]*)*=(?:[ \t\n]|%[^\n]*)*"
     r'(?:\{([^{}@]*(?:\{[^{}@]*\}[^{}@]*)*)\}|"([^"{}@]*(?:\{[^{}@]*\}[^"{}@]*)*)"'
-    r'|([0-9]+)(?![^\s"#%\'(),={}]))'
+    r'|([0-9]+)(?![^\s"#%\'(),={}])|([^\s"#%\'(),={}@]+)(?![^\s"#%\'(),={}]))'
     r"(?:[ \t\n]|%[^\n]*)*+(?!#)"
 )
 """`_FIELD_START` then a value not joined by `#`, and the space after it: a whole field of
 most entries in one match (`_Parser.simple_field`). The value is a number, or a `{...}` or
 `"..."` with groups one deep inside (`{{BERT}: ...}`, `"J{\\"o}rg"`, `\\textbf{57\\%}`), and
-no `@` (where a group may stop); each piece of it written so that the match stays linear."""
+no `@` (where a group may stop), or the name of one `@string` (group `_MACRO`: TeX Live's
+`journal = j-TUGboat`, `month = jan`); each piece of it written so that the match stays
+linear."""
+_MACRO = 5
+"""The group of `_SIMPLE_FIELD` that holds an `@string`'s name."""
 _SIMPLE_VALUE = re.compile(r'\{([^{}@]*)\}|"([^"{}@]*)"|([0-9]+)(?![^\s"#%\'(),={}])')
 """A value with no brace inside (nor an `@`, where a group may stop) or a number."""
 _BRACES = re.compile(r"[{}]|\n[ \t]*@[A-Za-z]+[ \t]*[{(]")
@@ -84,8 +87,7 @@ class Field(NamedTuple):
     or joins pieces with `#`), so that a writer can reference them again; else empty."""
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(NamedTuple):
     type: str
     """Lower-cased."""
     key: str
@@ -97,8 +99,7 @@ class Entry:
         return {f.name: f.value for f in self.fields}
 
 
-@dataclass(frozen=True, slots=True)
-class StringDef:
+class StringDef(NamedTuple):
     name: str
     value: str
     """Expanded."""
@@ -107,30 +108,34 @@ class StringDef:
     line: int
 
 
-@dataclass(frozen=True, slots=True)
-class Chunk:
+class Chunk(NamedTuple):
     """`@preamble` (value expanded) or `@comment` (text inside its group), with its line."""
 
     text: str
     line: int
 
 
-@dataclass(frozen=True, slots=True)
-class Problem:
+class Problem(NamedTuple):
     message: str
     line: int
 
 
-@dataclass(slots=True)
 class Document:
-    entries: list[Entry] = field(default_factory=list)
-    strings: list[StringDef] = field(default_factory=list)
-    preambles: list[Chunk] = field(default_factory=list)
-    comments: list[Chunk] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
-    resume: int = 0
-    """Where a parse of the text that follows starts: the end of the last command read, if
-    it ran past the parse's `end`, else that `end` (`bib.readers.bibtex_parts`)."""
+    """What one parse found. Plain classes and named tuples here, not dataclasses: making a
+    dataclass costs about a millisecond of every start-up (its methods are compiled from
+    source), and reading a `.bib` loads this module first."""
+
+    __slots__ = ("comments", "entries", "preambles", "problems", "resume", "strings")
+
+    def __init__(self) -> None:
+        self.entries: list[Entry] = []
+        self.strings: list[StringDef] = []
+        self.preambles: list[Chunk] = []
+        self.comments: list[Chunk] = []
+        self.problems: list[Problem] = []
+        self.resume = 0
+        """Where a parse of the text that follows starts: the end of the last command read,
+        if it ran past the parse's `end`, else that `end` (`bib.readers.bibtex_parts`)."""
 
 
 class _Skip(Exception):
@@ -144,8 +149,7 @@ class _Skip(Exception):
         """The entry never ends: reported at its first line."""
 
 
-@dataclass(frozen=True, slots=True)
-class _Macro:
+class _Macro(NamedTuple):
     value: str
     depth: int
 
@@ -210,6 +214,12 @@ def parse(
 
 
 class _Parser:
+    simple_field = _SIMPLE_FIELD
+    """`, name = {value}` (or `"value"`, a number, an `@string`) in one match, for most
+    fields (`_SIMPLE_FIELD`, `simple_value`); any other field takes the general path.
+    Speed trick, isolated: the general path is its oracle (a parser whose `simple_field`
+    never matches, tests/readers/test_bibtex_syntax.py)."""
+
     def __init__(
         self,
         text: str,
@@ -345,11 +355,12 @@ class _Parser:
             raise _Skip("no citation key", pos)
         pos = self.space(key_match.end())  # type: ignore[union-attr]
         fields: dict[str, Field] = {}
+        simple_field = self.simple_field.match
         while pos < len(text) and text[pos] == ",":
-            simple = self.simple_field(pos)
-            if simple is not None:
-                field_name, field_line, value, pos = simple
-                raw = ""
+            simple = simple_field(text, pos)
+            if simple is not None and (found := self.simple_value(simple)) is not None:
+                field_name, (value, raw) = simple.group(1), found
+                field_line, pos = self.lines.at(simple.start(1)), simple.end()
             elif (start := _FIELD_START.match(text, pos)) is not None:  # `, name =`
                 field_name, field_line = start.group(1), self.lines.at(start.start(1))
                 value, raw, pos = self.value_at(start.end())
@@ -386,18 +397,16 @@ class _Parser:
             self.doc.entries.append(Entry(kind, key, line, tuple(fields.values())))
         return pos + 1
 
-    def simple_field(self, pos: int) -> tuple[str, int, str, int] | None:
-        """`, name = {value}` at `pos` in one match (`_SIMPLE_FIELD`): its name, line and
-        value and the position after the space that follows; None for any other field,
-        which the general path reads. Speed trick, isolated: the general path is its
-        oracle (tests/readers/test_bibtex_syntax.py)."""
-        simple = _SIMPLE_FIELD.match(self.text, pos)
-        if simple is None:
-            return None
-        value: str = simple.group(simple.lastindex)  # type: ignore[arg-type]
-        if len(value) > MAX_VALUE:
-            return None
-        return simple.group(1), self.lines.at(simple.start(1)), value, simple.end()
+    def simple_value(self, simple: re.Match[str]) -> tuple[str, str] | None:
+        """The value and `Field.raw` of a `simple_field` match; None when the general path
+        must read it (an undefined `@string`, which it reports, or a value too long)."""
+        found = simple.lastindex
+        if found != _MACRO:
+            value = simple.group(found)  # type: ignore[arg-type]
+            return None if len(value) > MAX_VALUE else (value, "")
+        name = simple.group(_MACRO)
+        macro = self.macros.get(name.lower())
+        return None if macro is None or name.isdigit() else (macro.value, name)
 
     def value_at(self, pos: int) -> tuple[str, str, int]:
         """`value`, its `Field.raw`, then the space after it; a lone `{...}` or `"..."`

@@ -33,6 +33,7 @@ PIECES = st.sampled_from(
         "\\MTeX", "\\foo", "\\VAX", "\\par", "\\kern", "\\slnine{", "\\Xy-pic", "\\La",
         "\\begin{verbatim}", "\\end{verbatim}", "\\begin{x}", "\\end{x}",
         "\\url{http://a.b/c}", "\\path|a@b.c|", "\u00e9", "[", "*",
+        "\xa0", "\u2003", "\f", "\n \n", " \n\n ", "\\'{}", "\\c{}", "\\={} ", "{ }",
     ]
 )  # fmt: skip
 VALUES = st.lists(PIECES, max_size=14).map("".join)
@@ -92,6 +93,8 @@ MARKUP_PIECES = st.one_of(
 @example("\\emph{x *y* z}")
 @example("$\\url{http://a.b/c}$")
 @example("\\'\\href{http://a.b}{t}")
+@example("Moving {$ \\Omega $} to {T${}_E$X} {$x$}2 {\\cite{a}")
+@example("\\cite\n\n{x} {\\emph{y} $z$}")
 def test_from_latex_of_text_with_math_and_citations_equals_its_pylatexenc_reference(value):
     assert from_latex(value) == from_latex_reference(value)
 
@@ -219,6 +222,76 @@ def test_an_accent_on_a_braced_dotless_i_keeps_the_space_after_it():
 
 def test_an_accent_on_a_bare_dotless_i_closing_a_group_takes_the_fast_path():
     assert decode_common("D{\\'\\i}az") == "Díaz"
+
+
+def test_an_accent_on_a_dotless_i_before_a_letter_outside_ascii_is_left_to_pylatexenc():
+    """Regression (hypothesis): `\\'\\ié` read as í + é; pylatexenc reads `\\ié` as one
+    command name (its names run on through any letter), which the accent then takes."""
+    value = "\\'\\i\u00e9"
+    assert decode_common(value) is None
+    assert to_unicode(value) == to_unicode_reference(value)
+
+
+def test_the_space_after_an_accented_dotless_i_goes_as_pylatexenc_reads_it():
+    """Regression: `\\'\\i` then a newline (or a no-break space) kept it as text."""
+    for value in ("\\'\\i\n x", "\\'\\i\xa0x", "\\'\\i\n\nx"):
+        assert decode_common(value) == decoder("verbatim").latex_to_text(value), value
+
+
+def test_an_accent_over_an_empty_group_takes_the_fast_path_and_prints_nothing():
+    for value in ("Gda{\\'{}nsk}", "x {\\={}\\i}-E", "a\\~{}b"):
+        assert decode_common(value) == decoder("verbatim").latex_to_text(value), value
+    assert decode_common("Gda{\\'{}nsk}") == "Gdansk"
+
+
+def test_a_paragraph_break_after_a_command_takes_the_fast_path_and_stays_text():
+    value = "read.\\par\n\n   From the"
+    assert decode_common(value, unknown_macro) == "read.par\n\n   From the"
+    assert decode_common(value, unknown_macro) == decoder("verbatim").latex_to_text(value)
+
+
+def test_a_control_word_swallows_the_unicode_space_after_it_as_pylatexenc_does():
+    """Regression: the fast decoder kept a no-break space (or an em space) after `\\LaTeX`,
+    which pylatexenc's tokenizer takes as the space after a command name, as it takes `\\n`:
+    a value read `LaTeX is` or `LaTeXis` by whether something else in it sent it to
+    pylatexenc."""
+    for value in ("\\LaTeX\xa0is", "\\TeX\u2003book"):
+        assert decode_common(value) == decoder("verbatim").latex_to_text(value), value
+        assert to_unicode(value) == to_unicode_reference(value), value
+        assert from_latex(value) == from_latex_reference(value), value
+
+
+def test_math_inside_a_group_takes_the_fast_path():
+    from bib.latex import fromlatex
+
+    value = "Moving {$ \\Omega $} to {T${}_E$X} and {$3$D}"
+    found = fromlatex._common_record_text(value)
+    assert found is not None
+    assert (
+        from_latex(value)
+        == from_latex_reference(value)
+        == "Moving $ \\Omega $ to T${}_E$X and $3$D"
+    )
+
+
+def test_a_citation_in_plain_text_takes_the_fast_path():
+    from bib.latex import fromlatex
+
+    value = "Reprinted in {\\cite{Knuth:1989:TBK,\nKnuth:1993:VT}} -- see \\cite {x}."
+    assert (
+        fromlatex.common_text(value)
+        == "Reprinted in [@Knuth:1989:TBK; @Knuth:1993:VT] \u2013 see [@x]."
+    )
+    assert to_unicode(value) == to_unicode_reference(value)
+
+
+def test_a_citation_whose_keys_follow_a_paragraph_break_reads_as_pylatexenc_reads_it():
+    """Regression: the record-text fast path read `\\cite` + a paragraph break + `{x}` as a
+    citation of x; pylatexenc's parser stops a command's space at a paragraph break, so the
+    group is text of its own."""
+    for value in ("\\cite\n\n{x} y", "\\cite \n\n {x}"):
+        assert from_latex(value) == from_latex_reference(value), value
+        assert to_unicode(value) == to_unicode_reference(value), value
 
 
 CUT_PIECES = st.one_of(

@@ -11,7 +11,8 @@ import bibtexparser.customization
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from bib.readers.names import NameParts, name_parts, parse_name
+from bib import variables
+from bib.readers.names import NAME_LISTS, NameParts, name_parts, parse_name
 
 _WORDS = st.sampled_from(
     ["Jane", "doe", "van", "Der", "de", "la", "Q.", "e.", "Jörg", "élan", "Öz", "ß", "山田", "-",
@@ -80,3 +81,8 @@ def test_a_name_ending_in_a_backslash_keeps_it_as_a_character() -> None:
 def test_a_name_ending_in_a_backslash_is_read() -> None:
     author = parse_name("Foo Bar\\")
     assert (author.family, author.given) == ("Bar\\", "Foo")
+
+
+def test_the_name_lists_are_biblatexs_and_every_csl_name_variable_but_author() -> None:
+    biblatex = {"editor", "translator", "bookauthor", "collection-editor", "editora", "editorb"}
+    assert biblatex | (variables.of_kind("name") - {"author"}) == NAME_LISTS
