@@ -390,7 +390,10 @@ def _repeated(counted: str, scored: dict[str, tuple[float, str]]) -> None:
     twice = {pair: seen for pair, seen in pairs.items() if seen > 1}
     if not twice:
         return
-    grams: dict[tuple[str, ...], int] = dict(twice)
+    # phrases of four words, then of three, then pairs: the longest first, and in each
+    # length the order they first appear in (dicts, as above)
+    fours: dict[tuple[str, ...], int] = {}
+    threes: dict[tuple[str, ...], int] = {}
     for i, pair in starts.items():
         # every saying of `a b c` said twice has `a b` and `b c` (`b` as written) said
         # twice after it, and of `a b c d` also `c d`: a gram is counted where its pairs
@@ -398,34 +401,31 @@ def _repeated(counted: str, scored: dict[str, tuple[float, str]]) -> None:
         # four words at most (`LONGEST`)
         if pair in twice and (second := starts.get(i + 1, _NO_PAIR)) in twice:
             gram: tuple[str, ...] = (pair[0], *second)
-            grams[gram] = grams.get(gram, 0) + 1
+            threes[gram] = threes.get(gram, 0) + 1
             if (third := starts.get(i + 2, _NO_PAIR)) in twice:
                 gram = (pair[0], second[0], *third)
-                grams[gram] = grams.get(gram, 0) + 1
+                fours[gram] = fours.get(gram, 0) + 1
     covered: dict[tuple[str, ...], int] = {}
-    said_twice = [(gram, seen) for gram, seen in grams.items() if seen > 1]
-    for gram, seen in sorted(said_twice, key=_longest_first):
-        if covered.get(gram, 0) >= seen or not _acceptable(gram):
-            continue
-        n = len(gram)
-        for a in range(n - 1):
-            for b in range(a + 2, n + 1):
-                if b - a < n:
-                    sub = (*gram[a : b - 1], singular(gram[b - 1]))
-                    covered[sub] = max(covered.get(sub, 0), seen)
-        # an acceptable gram is what `_offer` would keep of it: its ends are no openers
-        # or function words, and it has two to four words
-        phrase = " ".join(gram)
-        have = scored.get(phrase)
-        scored[phrase] = (seen * n + (have[0] if have else 0.0), have[1] if have else "")
+    for grams in (fours, threes, twice):
+        for gram, seen in grams.items():
+            if seen < 2 or covered.get(gram, 0) >= seen or not _acceptable(gram):
+                continue
+            n = len(gram)
+            if n > 2:  # the shorter grams inside it (a pair has none)
+                for a in range(n - 1):
+                    for b in range(a + 2, n + 1):
+                        if b - a < n:
+                            sub = (*gram[a : b - 1], singular(gram[b - 1]))
+                            covered[sub] = max(covered.get(sub, 0), seen)
+            # an acceptable gram is what `_offer` would keep of it: its ends are no
+            # openers or function words, and it has two to four words
+            phrase = " ".join(gram)
+            have = scored.get(phrase)
+            scored[phrase] = (seen * n + (have[0] if have else 0.0), have[1] if have else "")
 
 
 _NO_PAIR = ("", "")
 """Where no pair starts (no word of `counted` is empty)."""
-
-
-def _longest_first(item: tuple[tuple[str, ...], int]) -> int:
-    return -len(item[0])
 
 
 def occurrences(lowered: str, phrase: str) -> list[Span]:
