@@ -428,6 +428,13 @@ _NO_PAIR = ("", "")
 """Where no pair starts (no word of `counted` is empty)."""
 
 
+_TAILS = ("", "s")
+"""What may follow a phrase's last word in the text for it to fold to that word: itself, or
+its plural (`singular` takes nothing else back to it)."""
+_Y_TAILS = ("y", "ies", "ys")
+"""The same for a last word in `y`, after its stem: `policy`, `policies`, `policys`."""
+
+
 def occurrences(lowered: str, phrase: str) -> list[Span]:
     """Where `phrase` (folded) occurs as whole words in the text that `lowered` is
     (`text.translate(_LOWER)`: same offsets), a plural allowed: `fold(text[s:e]) == phrase`."""
@@ -442,7 +449,7 @@ def occurrences(lowered: str, phrase: str) -> list[Span]:
     while at != -1:
         end = at + len(stem)
         if at == 0 or not lowered[at - 1].isalnum():
-            for tail in ("", "s", "es", "ies", "ys") if stem != phrase else ("", "s", "es"):
+            for tail in _Y_TAILS if stem != phrase else _TAILS:
                 if lowered.startswith(tail, end):
                     stop = end + len(tail)
                     if (stop == size or not lowered[stop].isalnum()) and singular(

@@ -100,3 +100,15 @@ def test_a_phrase_the_title_names_and_the_abstract_says_once_is_a_key_phrase() -
 
 def test_a_title_phrase_the_abstract_never_says_is_no_key_phrase() -> None:
     assert _values("We train agents.", title="Rollback buffers, rollback buffers") == []
+
+
+def test_a_repeated_phrase_ending_in_y_said_in_the_singular_is_a_key_phrase() -> None:
+    """Regression: `occurrences` tried no ending `y` after a `y`-word's stem, so `sparse
+    reward policy` said twice in the singular had no evidence and was dropped."""
+    text = (
+        "We learn a sparse reward policy for navigation. The sparse reward policy transfers "
+        "to new mazes without tuning."
+    )
+    found = {k.value: k for k in keyphrases(text)}
+    assert "sparse reward policy" in found
+    assert found["sparse reward policy"].evidence == ((11, 31), (52, 72))
