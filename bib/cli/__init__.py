@@ -191,11 +191,29 @@ def _quiet_stdout() -> None:
     os.close(devnull)
 
 
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """`bib --version`: the version and the extractors' build (`bib.native`), which a
+    bug report needs, since the compiled build runs the same sources faster."""
+    if not value or ctx.resilient_parsing:
+        return
+    from bib import native
+
+    click.echo(f"bib, version {__version__}\nextractors: {native.build().reason}")
+    ctx.exit()
+
+
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
 @click.group(cls=BibGroup, context_settings=CONTEXT_SETTINGS)
-@click.version_option(__version__, "--version", prog_name="bib")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_print_version,
+    help="Show the version, and whether the extractors run compiled, and exit.",
+)
 @click.option(
     "--library",
     metavar="PATH|URL",
