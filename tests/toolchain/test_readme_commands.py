@@ -16,9 +16,9 @@ CI_RUN = ROOT / ".ci" / "run"
 README = ROOT / "README.md"
 PACKAGES = (
     "texlive-latex-base texlive-latex-recommended texlive-bibtex-extra biber pandoc poppler-utils"
-    " postgresql"
+    " postgresql gcc"
 )
-TOOLS = ("pdflatex", "bibtex", "biber", "pandoc", "pdftotext")
+TOOLS = ("pdflatex", "bibtex", "biber", "pandoc", "pdftotext", "gcc")
 
 
 def ci_test_command() -> str:
