@@ -17,8 +17,9 @@ from bib.record import Record
 
 
 def tagged(papers: Sequence[tuple[str, str]]) -> list[str]:
-    """The `repr` of each (title, abstract) as `bib convert --tags all` leaves it, and of
-    its topics with `loose` (the ones a list's generic topics may leave out)."""
+    """The `repr` of each (title, abstract) as `bib convert` leaves it with every tag kind
+    asked for, and tagged again with `loose` (keeping the topics a list's generic topics may
+    leave out)."""
     records = [
         Record(id=str(i), title=title, abstract=abstract)
         for i, (title, abstract) in enumerate(papers)
