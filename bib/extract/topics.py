@@ -204,23 +204,8 @@ def _weight(position: int, passing: Intervals, central: Intervals) -> float:
 def _to_view(position: int, marks: list[int], shifts: list[int]) -> int:
     """The squeezed text's offset of an original `position` (see `_squeeze`): after the
     last mark whose original offset (`mark + shift`) it reaches, less that mark's shift."""
-    k = bisect.bisect_right(_OriginalMarks(marks, shifts), position) - 1
+    k = bisect.bisect_right(range(len(marks)), position, key=lambda i: marks[i] + shifts[i]) - 1
     return position - shifts[k] if k >= 0 else position
-
-
-class _OriginalMarks:
-    """`marks[k] + shifts[k]` by index, increasing, for `bisect` without building a list."""
-
-    __slots__ = ("marks", "shifts")
-
-    def __init__(self, marks: list[int], shifts: list[int]) -> None:
-        self.marks, self.shifts = marks, shifts
-
-    def __len__(self) -> int:
-        return len(self.marks)
-
-    def __getitem__(self, k: int) -> int:
-        return self.marks[k] + self.shifts[k]
 
 
 def _clause_end(view: str, start: int, stops: re.Pattern[str], limit: int) -> int:
