@@ -2,6 +2,9 @@
 
 Usage: PYTHONPATH=. python benchmarks/tags_speed.py [--quick] [--n N] [--yake-n N]
 
+It times the build that is installed (compiled with mypyc, or pure Python: the first line
+says which, as `bib --version` does); `benchmarks/compiled_speed.py` times both in one run.
+
 The 57 seed abstracts are replicated to N abstracts (default 20,000; --quick: 2,000).
 Three figures, each the best of three runs in this one process (one core), timed in CPU
 seconds of this process (`time.process_time`) so that other jobs on a shared machine do
@@ -39,6 +42,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import bib.extract  # noqa: E402
 from bib.convert import tag_stages  # noqa: E402
 from bib.extract.keyphrases import keyphrases  # noqa: E402
 from bib.extract.tags import DEFAULT_KINDS, tag_stream  # noqa: E402
@@ -137,6 +141,7 @@ def main(argv: list[str] | None = None) -> None:
         f"{n} abstracts (seeds replicated, {average:.0f} characters on average, "
         f"{ascii_share:.0%} pure ASCII), one core, CPU time"
     )
+    print(f"extractors: {bib.extract.BUILD.reason} (benchmarks/compiled_speed.py: both builds)")
     print(
         f"vocabulary: {len(vocabulary.topics)} topics, {phrases} surface forms, "
         f"compiled in {compile_ms:.0f} ms, read from the cache in {cached_ms:.1f} ms"
