@@ -21,7 +21,6 @@ import os
 import subprocess
 import sys
 from collections import deque
-from collections.abc import Iterable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,7 +31,7 @@ def measure(n: int) -> dict[str, object]:
     """This process's rates, in abstracts/s, and which build it ran."""
     sys.path.insert(0, str(ROOT))
     sys.path.insert(0, str(ROOT / "benchmarks"))
-    from tags_speed import _WORDS, best_rate, seed_abstracts
+    from tags_speed import _WORDS, best_rate, run_stages, seed_abstracts
 
     import bib.extract
     from bib.convert import tag_stages
@@ -48,18 +47,11 @@ def measure(n: int) -> dict[str, object]:
     vocabulary = shipped()
     topics = vocabulary.compiled
     stages = tag_stages(kinds=DEFAULT_TAG_KINDS)
-
-    def convert_stages(batch: list[Record]) -> None:
-        flow: Iterable[Record] = batch
-        for run in stages:
-            flow = run(flow)
-        deque(flow, 0)
-
     stage = best_rate(lambda b: deque(tag_stream(b, vocabulary=vocabulary), 0), [records])
     return {
         "build": bib.extract.BUILD.reason,
         "stage": stage * n,
-        "convert": best_rate(convert_stages, [records]) * n,
+        "convert": best_rate(lambda b: run_stages(stages, b), [records]) * n,
         "keyphrases": best_rate(lambda text: keyphrases(text, topics), abstracts),
         "split": best_rate(_WORDS.findall, abstracts),
     }
