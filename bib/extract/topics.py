@@ -28,7 +28,7 @@ from __future__ import annotations
 import bisect
 import math
 import re
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from operator import attrgetter, itemgetter
 from typing import NamedTuple, Protocol, TypeVar
@@ -42,6 +42,7 @@ from bib.extract.vocabulary import (
     FUNCTION_WORDS,
     SCAN_TABLE,
     CompiledTopics,
+    TopicKey,
     Vocabulary,
     initials,
     word_view,
@@ -393,7 +394,9 @@ def scan(text: str, vocabulary: Vocabulary, text_view: str | None = None) -> Sca
     spans: dict[str, list[Span]] = {}
     weights: dict[str, list[float]] = {}
     passing: list[tuple[int, int]] = []
-    for last, (length, slug, exact, cue) in automaton.iter_long(lowered):
+    # typed, so that compiled code reads each hit's fields without asking the objects
+    found_keys: Iterator[tuple[int, TopicKey]] = automaton.iter_long(lowered)
+    for last, (length, slug, exact, cue) in found_keys:
         # the key ends at `lowered[last]`, so the phrase is `view[last - length : last]`
         if lowered[last + 1] != " ":
             continue
