@@ -31,7 +31,7 @@ import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from operator import attrgetter, itemgetter
-from typing import NamedTuple, Protocol, TypeVar
+from typing import Final, NamedTuple, Protocol, TypeVar
 
 from bib.extract.vocabulary import (
     COMPARISON_SETTINGS,
@@ -49,28 +49,28 @@ from bib.extract.vocabulary import (
 )
 from bib.record import Span
 
-_ACRONYM_SHAPE = re.compile(r"[A-Za-z][A-Za-z0-9\-]{0,15}")
+_ACRONYM_SHAPE: Final = re.compile(r"[A-Za-z][A-Za-z0-9\-]{0,15}")
 
-_WHITESPACE_RUN = re.compile(r"\s{2,}")
+_WHITESPACE_RUN: Final = re.compile(r"\s{2,}")
 
-_WORD = re.compile(r"[A-Za-z0-9]+")
-PASSING_REACH = 100
+_WORD: Final = re.compile(r"[A-Za-z0-9]+")
+PASSING_REACH: Final = 100
 """How far (characters) a cue such as `e.g.` or `unlike` reaches forward."""
-PASSING_WEIGHT = 0.4
+PASSING_WEIGHT: Final = 0.4
 """A topic named after `e.g.`, `unlike`, `than` ... is mentioned, not studied."""
-CLAIM_WEIGHT = 1.3
+CLAIM_WEIGHT: Final = 1.3
 """A topic named in the first sentence or where the authors state their aim is central."""
-_CLAUSE_STOPS = {
+_CLAUSE_STOPS: Final = {
     CUE_PASSING: re.compile(r"[.;:)]"),
     CUE_CONTRAST: re.compile(r"[.;:,)]"),
     CUE_COMPARISON: re.compile(r"[.;:,)]| (?:" + "|".join(COMPARISON_SETTINGS) + ") "),
 }
 """Where a cue's reach ends: the clause, and for a comparison also where its setting starts."""
-ASIDE_REACH = 160
+ASIDE_REACH: Final = 160
 """A parenthesis longer than this (characters) is a clause, not an aside, gloss or acronym."""
-BRIDGE_REACH = 40
+BRIDGE_REACH: Final = 40
 """How far (characters) a long form interrupted by an acronym may reach on either side."""
-TITLE_WEIGHT = CLAIM_WEIGHT
+TITLE_WEIGHT: Final = CLAIM_WEIGHT
 """A topic the paper's title names counts one more central mention."""
 MIN_SCORE = 1.1
 """Below this a topic is a passing mention, not what the paper is about."""
@@ -168,8 +168,8 @@ class Scan:
         return _weight(position, *self.intervals)
 
 
-_SPAN: Callable[[Hit], tuple[int, int]] = itemgetter(0, 1)
-_SLUG: Callable[[TopicMatch], str] = attrgetter("slug")
+_SPAN: Final[Callable[[Hit], tuple[int, int]]] = itemgetter(0, 1)
+_SLUG: Final[Callable[[TopicMatch], str]] = attrgetter("slug")
 
 
 class Intervals:
