@@ -368,7 +368,7 @@ def _contributions(
         # text only then: most tries fail at once, where the look-up reads every character
         at.sort()
         spans = [m.span() for m in finditer_at(cue.anywhere_lowered, lowered, at)]
-        if spans and any(map(lowered.__contains__, cue.needed)):
+        if spans and any(word in lowered for word in cue.needed):
             found.setdefault(kind, []).extend(spans)
     return [
         _tag(_CONTRIBUTION, _CUES[kind].value, _CUES[kind].label, tuple(sorted(found[kind])))
@@ -397,7 +397,9 @@ def _after_we(
         if cue.objects:
             after = words.end(2 if second else 1)
             window = lowered[words.end(1) : after + OBJECT_REACH]
-            if not any(map(window.__contains__, cue.objects)):
+            # compiled, `any` over a generator is a plain loop, where `any(map(...))` called
+            # a bound method for each word
+            if not any(word in window for word in cue.objects):
                 continue
         m = cue.after_we_lowered.match(lowered, at)
         if m is None and cue.cased is not None:

@@ -232,14 +232,13 @@ def _parentheses(
     """
     asides: list[tuple[int, int]] = []
     acronyms: list[tuple[int, int, str]] = []
-    find = view.find
-    opened = find("(")
+    opened = view.find("(")
     while opened >= 0:
-        closed = find(")", opened + 1, opened + ASIDE_REACH)
+        closed = view.find(")", opened + 1, opened + ASIDE_REACH)
         if closed <= opened + 1:
-            opened = find("(", opened + 1)
+            opened = view.find("(", opened + 1)
             continue
-        inner = find("(", opened + 1, closed)
+        inner = view.find("(", opened + 1, closed)
         if inner >= 0:
             opened = inner
             continue
@@ -257,7 +256,7 @@ def _parentheses(
                 and sum(map(str.isupper, acronym)) >= 2
             ):
                 acronyms.append((opened, closed + 1, acronym))
-        opened = find("(", closed + 1)
+        opened = view.find("(", closed + 1)
     return asides, acronyms
 
 
@@ -765,7 +764,6 @@ def _rank(
     specificity, umbrellas = vocabulary.ranking
     below = vocabulary.descendants
     out = []
-    log = math.log
     late = 0.5 / length
     for slug, found in spans.items():
         weight = specificity[slug]
@@ -775,11 +773,14 @@ def _rank(
         if len(mentions) == 1:
             first, mass = found[0][0], mentions[0]
         else:
-            mass = sum(mentions)
+            # a plain loop, not `sum`: compiled, it adds floats with no call (the same sum)
+            mass = 0.0
+            for mention in mentions:
+                mass += mention
             first = min(found)[0] if slug in touched else found[0][0]
         if titled and slug in titled:
             mass += TITLE_WEIGHT
-        frequency = 1.0 + log(mass) if mass >= 1 else mass
+        frequency = 1.0 + math.log(mass) if mass >= 1 else mass
         out.append((weight * (frequency + 0.5 - late * first), -first, slug))
     out.sort(reverse=True)
     return out
