@@ -342,11 +342,12 @@ def _contributions(
     lowered = text.lower()
     if not text.isascii() and (len(lowered) != len(text) or any(map(text.__contains__, _ODD_CASE))):
         return _contribution_tags_scanned(text, allowed)
-    if words is None:
-        words = _STARTS.iter(word_view(text))
+    # not Optional, and `positions` not `at` below: compiled, a loop over an Optional, or
+    # a name given values of two types, reads its values as objects, with generic operations
+    hits: Iterable[tuple[int, WordKey]] = _STARTS.iter(word_view(text)) if words is None else words
     found: dict[int, list[Span]] = {}  # cue (index into _CUES) -> spans
     starts: dict[int, list[int]] = {}  # cue -> where its anywhere-regex may match
-    for end, (back, _, kinds, _) in words:
+    for end, (back, _, kinds, _) in hits:
         if kinds is None:
             continue
         at = end - back
@@ -360,14 +361,14 @@ def _contributions(
         after = _WE_WORDS.match(lowered, at)
         if after is not None:
             _after_we(text, lowered, at, after, found, allowed)
-    for kind, at in starts.items():
+    for kind, positions in starts.items():
         cue = _CUES[kind]
         if cue.anywhere_lowered is None:
             continue
         # tried where it may start first, and its needed words looked for in the whole
         # text only then: most tries fail at once, where the look-up reads every character
-        at.sort()
-        spans = [m.span() for m in finditer_at(cue.anywhere_lowered, lowered, at)]
+        positions.sort()
+        spans = [m.span() for m in finditer_at(cue.anywhere_lowered, lowered, positions)]
         if spans and any(word in lowered for word in cue.needed):
             found.setdefault(kind, []).extend(spans)
     return [
