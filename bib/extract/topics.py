@@ -628,14 +628,12 @@ def most_specific(
     descendants = vocabulary.descendants
     slugs = [slug_of(match) for match in found]
     kept = []
-    for match, slug in zip(found, slugs, strict=True):
-        below = descendants[slug]
+    # indices, not `zip(..., strict=True)`: compiled, that zip is a generic call
+    for index, match in enumerate(found):
+        below = descendants[slugs[index]]
         if not below.isdisjoint(slugs):
             cover = [
-                s
-                for o, other in zip(found, slugs, strict=True)
-                if other in below
-                for s in o.evidence
+                s for other, o in enumerate(found) if slugs[other] in below for s in o.evidence
             ]
             if _covered(match.evidence, cover):
                 continue
