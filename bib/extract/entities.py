@@ -21,24 +21,26 @@ import re
 import string
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 import ahocorasick
 
 from bib.extract.vocabulary import Entity, Vocabulary, word_view
 from bib.record import Span
 
-_NAME_GAP = re.compile(r"[ \-]")
-_SENTENCE_END = re.compile(r"[.!?](?<!\be\.g.)(?<!\bi\.e.)(?<!\bvs.)(?<!\bal.)(?:\s|$)")
+_NAME_GAP: Final = re.compile(r"[ \-]")
+_SENTENCE_END: Final = re.compile(r"[.!?](?<!\be\.g.)(?<!\bi\.e.)(?<!\bvs.)(?<!\bal.)(?:\s|$)")
 """A full stop, `!` or `?` that ends a sentence (not `e.g.`, `i.e.`, `vs.`, `et al.`). The mark
 comes first and the look-behinds read it too: the engine then skips to the next mark,
 where look-behinds first tried at every character took 13 times as long."""
-_DATASET_CUE = re.compile(r"\b(?:bench(?:mark)?s?|datasets?|corpus|corpora|suites?|tasks?)\b", re.I)
-_MODEL_CUE = re.compile(
+_DATASET_CUE: Final = re.compile(
+    r"\b(?:bench(?:mark)?s?|datasets?|corpus|corpora|suites?|tasks?)\b", re.I
+)
+_MODEL_CUE: Final = re.compile(
     r"\b(?:models?|systems?|checkpoints?|encoders?|LLMs?|LMs?|VLMs?|MLLMs?|famil(?:y|ies)|"
     r"series|backbones?)\b"
 )
-_NUMBER_WORDS = frozenset(
+_NUMBER_WORDS: Final = frozenset(
     [
         "two",
         "three",
@@ -66,22 +68,24 @@ _NUMBER_WORDS = frozenset(
         "our",
     ]
 )
-_BENCH = re.compile(r"(?<![\w*])([A-Z][\w*.+]*?(?:-[\w.+]+)*?-?(?:Bench|bench))(?![\w])")
+_BENCH: Final = re.compile(r"(?<![\w*])([A-Z][\w*.+]*?(?:-[\w.+]+)*?-?(?:Bench|bench))(?![\w])")
 _NAME = r"(?:[A-Z][\w.+*]*(?:-[\w.+]+)*|[a-z]+[A-Z][\w.+]*(?:-[\w.+]+)*)"
 _MNAME = rf"{_NAME}(?: {_NAME}){{0,3}}"
-_CUE_AFTER_LIST = re.compile(
+_CUE_AFTER_LIST: Final = re.compile(
     rf"({_MNAME}(?:\s*,\s*{_MNAME})*(?:\s*,?\s*(?:and|or)\s+{_MNAME})?)"
     r"(?:\s+[a-z][a-z-]+)?\s+(?:benchmarks?|datasets?|corpus)\b"
 )
-_CUE_AFTER_LIST_AT_END = re.compile(_CUE_AFTER_LIST.pattern + r"\Z")
-_LAST_OUTSIDE_LIST = re.compile(r".*\s((?![A-Z,]|[a-z]+[A-Z]|(?:and|or)\s)\S)\S*\s+\S", re.DOTALL)
+_CUE_AFTER_LIST_AT_END: Final = re.compile(_CUE_AFTER_LIST.pattern + r"\Z")
+_LAST_OUTSIDE_LIST: Final = re.compile(
+    r".*\s((?![A-Z,]|[a-z]+[A-Z]|(?:and|or)\s)\S)\S*\s+\S", re.DOTALL
+)
 """The last word before the word before a cue that no `_CUE_AFTER_LIST` match can hold: in
 one, a word follows whitespace only if it starts a name (`GSM8K`, `iPhone`), is `and`/`or`,
 or is the lower-case word just before the cue (`math benchmarks`). Searching for a list
 from there finds what searching the whole reach finds, far faster."""
-_CUE_WORD = re.compile(r"\b(?:benchmarks?|datasets?|corpus)\b")
-_MNAME_RE = re.compile(_MNAME)
-_LIST_AFTER_CUE = re.compile(
+_CUE_WORD: Final = re.compile(r"\b(?:benchmarks?|datasets?|corpus)\b")
+_MNAME_RE: Final = re.compile(_MNAME)
+_LIST_AFTER_CUE: Final = re.compile(
     rf"\b(?:benchmarks?|datasets?)\s*(?:\(|:|,?\s+(?:such as|including|like|namely)\s+)\s*"
     rf"({_MNAME}(?:\s*,\s*{_MNAME})*(?:\s*,?\s*(?:and|or)\s+{_MNAME})?)"
 )
@@ -92,9 +96,9 @@ _SUFFIX = (
     r"Medium|Large|Turbo|VL|Math|Coder|Distill|Preview|it|Nano|Max|Plus|Ultra|Thinking|R1|"
     r"Sonnet|Opus|Haiku|V\d+(?:\.\d+)?|\d+(?:\.\d+)?))"
 )
-_SIZE_HINT = re.compile(r"-" + _SIZE)
+_SIZE_HINT: Final = re.compile(r"-" + _SIZE)
 """Every `_SIZED` match contains this; a literal-led pattern scans far faster."""
-_SIZED = re.compile(
+_SIZED: Final = re.compile(
     r"(?<![\w-])([A-Z][A-Za-z]+(?:-[A-Za-z]+)*(?:\d+(?:\.\d+)?)?-"
     + _SIZE
     + r"(?:-[A-Za-z]+)*)(?![\w-])"
@@ -429,7 +433,7 @@ def finditer_at(
             reach = m.end()
 
 
-_ASCII_NAME_CHARS = frozenset(string.ascii_letters + string.digits + ".-")
+_ASCII_NAME_CHARS: Final = frozenset(string.ascii_letters + string.digits + ".-")
 
 
 def _sized_starts(text: str) -> list[int]:

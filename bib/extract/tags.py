@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Container, Iterable, Iterator
 from operator import attrgetter
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 import ahocorasick
 
@@ -22,31 +22,35 @@ from bib.extract.vocabulary import Vocabulary, shipped, word_view
 from bib.record import LinkRole, Record, Span, Tag, TagKind, evolve
 
 DEFAULT_MAX_TOPICS = 8
-_METHOD, _TOPIC, _DATASET, _MODEL = TagKind.METHOD, TagKind.TOPIC, TagKind.DATASET, TagKind.MODEL
-_KEYPHRASE = TagKind.KEYPHRASE
-_CODE, _CONTRIBUTION = TagKind.CODE, TagKind.CONTRIBUTION
+_METHOD: Final = TagKind.METHOD
+_TOPIC: Final = TagKind.TOPIC
+_DATASET: Final = TagKind.DATASET
+_MODEL: Final = TagKind.MODEL
+_KEYPHRASE: Final = TagKind.KEYPHRASE
+_CODE: Final = TagKind.CODE
+_CONTRIBUTION: Final = TagKind.CONTRIBUTION
 """The kinds as module constants: a member read from the enum class costs five of these."""
-EVALUATION_TOPIC = "evaluation"
+EVALUATION_TOPIC: Final = "evaluation"
 """The topic a paper that contributes a benchmark or dataset is about, whatever else it is."""
-EXTRACTED_KINDS = frozenset(TagKind)
+EXTRACTED_KINDS: Final = frozenset(TagKind)
 """Kinds this stage owns: earlier tags of these kinds are replaced, not duplicated."""
 DEFAULT_KINDS = EXTRACTED_KINDS - {TagKind.KEYPHRASE}
 """Kinds the stage makes unless asked for others: key phrases only on request (`bib tags`,
 `--tags keyphrase`), since no writer writes them by default."""
-BENCHMARK_CUES = ("benchmark",)
+BENCHMARK_CUES: Final = ("benchmark",)
 """The contribution cues that topics need (see `EVALUATION_TOPIC`)."""
 
 _WE = re.compile(r"\bwe\b", re.IGNORECASE)
-_WE_WORDS = re.compile(r"we(?=\s+(\w+)(?:\s+(\w+))?)")
+_WE_WORDS: Final = re.compile(r"we(?=\s+(\w+)(?:\s+(\w+))?)")
 """A `we` and the two words after it (in the lowered text): every cue after `we` has its
 verb there."""
-_EVALUATES = re.compile(r"bench|evaluat|test ?bed|leaderboard", re.IGNORECASE)
+_EVALUATES: Final = re.compile(r"bench|evaluat|test ?bed|leaderboard", re.IGNORECASE)
 """A benchmark contribution is about evaluation when its cue says so: a dataset built to
 train the proposed method is not."""
 _VERB = r"we\s+(?:\w+ly\s+|also\s+|further\s+|then\s+|first\s+)?"
 _NAMING = r"(?:introduce|present)\s+(?-i:[A-Z][a-z]+[A-Z][\w-]*|[A-Z][A-Z0-9]+[a-z]*[\w-]*)\b"
 """`we introduce FooNet`: the one cue that reads the text's case."""
-OBJECT_REACH = 100
+OBJECT_REACH: Final = 100
 """Characters after a verb within which a cue's object word (`dataset`, `system`) must start
 and end: its regex allows 80 characters before the object, and no object is longer than 17."""
 
@@ -118,7 +122,7 @@ def _cue(
     )
 
 
-_CUES: tuple[_Cue, ...] = (
+_CUES: Final[tuple[_Cue, ...]] = (
     _cue(
         "benchmark",
         "new benchmark or dataset",
@@ -202,26 +206,34 @@ _CUES: tuple[_Cue, ...] = (
         ("empirical", "systematic", "comprehensive", "our"),
     ),
 )
-_BY_VERB: dict[str, tuple[int, ...]] = {
+_BY_VERB: Final[dict[str, tuple[int, ...]]] = {
     verb: tuple(i for i, cue in enumerate(_CUES) if verb in cue.verbs)
     for cue in _CUES
     for verb in cue.verbs
 }
 """Verb -> the cues (indices into _CUES) whose `after_we` it can start."""
 
-_ALL_CUES = tuple(range(len(_CUES)))
-_BENCHMARK_CUES = tuple(i for i, cue in enumerate(_CUES) if cue.value in BENCHMARK_CUES)
+_ALL_CUES: Final = tuple(range(len(_CUES)))
+_BENCHMARK_CUES: Final = tuple(i for i, cue in enumerate(_CUES) if cue.value in BENCHMARK_CUES)
 
-_ODD_CASE = ("\u0130", "\u0131", "\u017f")
+_ODD_CASE: Final = ("\u0130", "\u0131", "\u017f")
 """The only characters that `re.IGNORECASE` matches to an ASCII letter but `str.lower` does not
 turn into it (U+0130, U+0131, U+017F); text with one of them takes the plain regex scan. Looked
 for with `in`, one at a time: a regex's character class read every character at 30 times the
 cost."""
 
 
-_SET_KIND, _SET_VALUE, _SET_LABEL, _SET_EVIDENCE, _SET_LOOSE = (
-    getattr(Tag, name).__set__ for name in ("kind", "value", "label", "evidence", "loose")
-)
+def _setter(name: str) -> Callable[[Tag, object], None]:
+    """What sets `Tag`'s slot `name` on an instance (its member descriptor's `__set__`)."""
+    setter: Callable[[Tag, object], None] = getattr(Tag, name).__set__
+    return setter
+
+
+_SET_KIND: Final = _setter("kind")
+_SET_VALUE: Final = _setter("value")
+_SET_LABEL: Final = _setter("label")
+_SET_EVIDENCE: Final = _setter("evidence")
+_SET_LOOSE: Final = _setter("loose")
 
 
 def _tag(
@@ -271,7 +283,7 @@ def _method_tag(record: Record) -> Tag | None:
     return _tag(_METHOD, method, label or method, tuple(sorted(spans)))
 
 
-_CODE_ROLES = frozenset([LinkRole.CODE, LinkRole.PROJECT])
+_CODE_ROLES: Final = frozenset([LinkRole.CODE, LinkRole.PROJECT])
 
 
 def _code_tag(record: Record) -> Tag | None:
@@ -330,11 +342,12 @@ def _contributions(
     lowered = text.lower()
     if not text.isascii() and (len(lowered) != len(text) or any(map(text.__contains__, _ODD_CASE))):
         return _contribution_tags_scanned(text, allowed)
-    if words is None:
-        words = _STARTS.iter(word_view(text))
+    # not Optional, and `positions` not `at` below: compiled, a loop over an Optional, or
+    # a name given values of two types, reads its values as objects, with generic operations
+    hits: Iterable[tuple[int, WordKey]] = _STARTS.iter(word_view(text)) if words is None else words
     found: dict[int, list[Span]] = {}  # cue (index into _CUES) -> spans
     starts: dict[int, list[int]] = {}  # cue -> where its anywhere-regex may match
-    for end, (back, _, kinds, _) in words:
+    for end, (back, _, kinds, _) in hits:
         if kinds is None:
             continue
         at = end - back
@@ -348,15 +361,15 @@ def _contributions(
         after = _WE_WORDS.match(lowered, at)
         if after is not None:
             _after_we(text, lowered, at, after, found, allowed)
-    for kind, at in starts.items():
+    for kind, positions in starts.items():
         cue = _CUES[kind]
         if cue.anywhere_lowered is None:
             continue
         # tried where it may start first, and its needed words looked for in the whole
         # text only then: most tries fail at once, where the look-up reads every character
-        at.sort()
-        spans = [m.span() for m in finditer_at(cue.anywhere_lowered, lowered, at)]
-        if spans and any(map(lowered.__contains__, cue.needed)):
+        positions.sort()
+        spans = [m.span() for m in finditer_at(cue.anywhere_lowered, lowered, positions)]
+        if spans and any(word in lowered for word in cue.needed):
             found.setdefault(kind, []).extend(spans)
     return [
         _tag(_CONTRIBUTION, _CUES[kind].value, _CUES[kind].label, tuple(sorted(found[kind])))
@@ -385,7 +398,9 @@ def _after_we(
         if cue.objects:
             after = words.end(2 if second else 1)
             window = lowered[words.end(1) : after + OBJECT_REACH]
-            if not any(map(window.__contains__, cue.objects)):
+            # compiled, `any` over a generator is a plain loop, where `any(map(...))` called
+            # a bound method for each word
+            if not any(word in window for word in cue.objects):
                 continue
         m = cue.after_we_lowered.match(lowered, at)
         if m is None and cue.cased is not None:
@@ -415,7 +430,7 @@ def _automaton(keys: dict[str, WordKey]) -> ahocorasick.Automaton:
     return automaton
 
 
-_STARTS = _automaton(_start_words())
+_STARTS: Final = _automaton(_start_words())
 
 
 def compile_tag_words(vocabulary: Vocabulary) -> ahocorasick.Automaton:
@@ -549,7 +564,7 @@ def _topic_tag(slug: str, label: str, evidence: tuple[Span, ...], _: float, loos
     return _tag(_TOPIC, slug, label, evidence, loose)
 
 
-_VALUE: Callable[[Tag], str] = attrgetter("value")
+_VALUE: Final[Callable[[Tag], str]] = attrgetter("value")
 
 
 def _word_at(text: str, start: int, end: int) -> Span:

@@ -28,10 +28,10 @@ from __future__ import annotations
 import bisect
 import math
 import re
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from operator import attrgetter, itemgetter
-from typing import NamedTuple, Protocol, TypeVar
+from typing import Final, NamedTuple, Protocol, TypeVar
 
 from bib.extract.vocabulary import (
     COMPARISON_SETTINGS,
@@ -42,34 +42,35 @@ from bib.extract.vocabulary import (
     FUNCTION_WORDS,
     SCAN_TABLE,
     CompiledTopics,
+    TopicKey,
     Vocabulary,
     initials,
     word_view,
 )
 from bib.record import Span
 
-_ACRONYM_SHAPE = re.compile(r"[A-Za-z][A-Za-z0-9\-]{0,15}")
+_ACRONYM_SHAPE: Final = re.compile(r"[A-Za-z][A-Za-z0-9\-]{0,15}")
 
-_WHITESPACE_RUN = re.compile(r"\s{2,}")
+_WHITESPACE_RUN: Final = re.compile(r"\s{2,}")
 
-_WORD = re.compile(r"[A-Za-z0-9]+")
-PASSING_REACH = 100
+_WORD: Final = re.compile(r"[A-Za-z0-9]+")
+PASSING_REACH: Final = 100
 """How far (characters) a cue such as `e.g.` or `unlike` reaches forward."""
-PASSING_WEIGHT = 0.4
+PASSING_WEIGHT: Final = 0.4
 """A topic named after `e.g.`, `unlike`, `than` ... is mentioned, not studied."""
-CLAIM_WEIGHT = 1.3
+CLAIM_WEIGHT: Final = 1.3
 """A topic named in the first sentence or where the authors state their aim is central."""
-_CLAUSE_STOPS = {
+_CLAUSE_STOPS: Final = {
     CUE_PASSING: re.compile(r"[.;:)]"),
     CUE_CONTRAST: re.compile(r"[.;:,)]"),
     CUE_COMPARISON: re.compile(r"[.;:,)]| (?:" + "|".join(COMPARISON_SETTINGS) + ") "),
 }
 """Where a cue's reach ends: the clause, and for a comparison also where its setting starts."""
-ASIDE_REACH = 160
+ASIDE_REACH: Final = 160
 """A parenthesis longer than this (characters) is a clause, not an aside, gloss or acronym."""
-BRIDGE_REACH = 40
+BRIDGE_REACH: Final = 40
 """How far (characters) a long form interrupted by an acronym may reach on either side."""
-TITLE_WEIGHT = CLAIM_WEIGHT
+TITLE_WEIGHT: Final = CLAIM_WEIGHT
 """A topic the paper's title names counts one more central mention."""
 MIN_SCORE = 1.1
 """Below this a topic is a passing mention, not what the paper is about."""
@@ -167,8 +168,8 @@ class Scan:
         return _weight(position, *self.intervals)
 
 
-_SPAN: Callable[[Hit], tuple[int, int]] = itemgetter(0, 1)
-_SLUG: Callable[[TopicMatch], str] = attrgetter("slug")
+_SPAN: Final[Callable[[Hit], tuple[int, int]]] = itemgetter(0, 1)
+_SLUG: Final[Callable[[TopicMatch], str]] = attrgetter("slug")
 
 
 class Intervals:
@@ -231,14 +232,13 @@ def _parentheses(
     """
     asides: list[tuple[int, int]] = []
     acronyms: list[tuple[int, int, str]] = []
-    find = view.find
-    opened = find("(")
+    opened = view.find("(")
     while opened >= 0:
-        closed = find(")", opened + 1, opened + ASIDE_REACH)
+        closed = view.find(")", opened + 1, opened + ASIDE_REACH)
         if closed <= opened + 1:
-            opened = find("(", opened + 1)
+            opened = view.find("(", opened + 1)
             continue
-        inner = find("(", opened + 1, closed)
+        inner = view.find("(", opened + 1, closed)
         if inner >= 0:
             opened = inner
             continue
@@ -256,7 +256,7 @@ def _parentheses(
                 and sum(map(str.isupper, acronym)) >= 2
             ):
                 acronyms.append((opened, closed + 1, acronym))
-        opened = find("(", closed + 1)
+        opened = view.find("(", closed + 1)
     return asides, acronyms
 
 
@@ -393,7 +393,9 @@ def scan(text: str, vocabulary: Vocabulary, text_view: str | None = None) -> Sca
     spans: dict[str, list[Span]] = {}
     weights: dict[str, list[float]] = {}
     passing: list[tuple[int, int]] = []
-    for last, (length, slug, exact, cue) in automaton.iter_long(lowered):
+    # typed, so that compiled code reads each hit's fields without asking the objects
+    found_keys: Iterator[tuple[int, TopicKey]] = automaton.iter_long(lowered)
+    for last, (length, slug, exact, cue) in found_keys:
         # the key ends at `lowered[last]`, so the phrase is `view[last - length : last]`
         if lowered[last + 1] != " ":
             continue
@@ -626,14 +628,12 @@ def most_specific(
     descendants = vocabulary.descendants
     slugs = [slug_of(match) for match in found]
     kept = []
-    for match, slug in zip(found, slugs, strict=True):
-        below = descendants[slug]
+    # indices, not `zip(..., strict=True)`: compiled, that zip is a generic call
+    for index, match in enumerate(found):
+        below = descendants[slugs[index]]
         if not below.isdisjoint(slugs):
             cover = [
-                s
-                for o, other in zip(found, slugs, strict=True)
-                if other in below
-                for s in o.evidence
+                s for other, o in enumerate(found) if slugs[other] in below for s in o.evidence
             ]
             if _covered(match.evidence, cover):
                 continue
@@ -762,7 +762,6 @@ def _rank(
     specificity, umbrellas = vocabulary.ranking
     below = vocabulary.descendants
     out = []
-    log = math.log
     late = 0.5 / length
     for slug, found in spans.items():
         weight = specificity[slug]
@@ -772,11 +771,14 @@ def _rank(
         if len(mentions) == 1:
             first, mass = found[0][0], mentions[0]
         else:
-            mass = sum(mentions)
+            # a plain loop, not `sum`: compiled, it adds floats with no call (the same sum)
+            mass = 0.0
+            for mention in mentions:
+                mass += mention
             first = min(found)[0] if slug in touched else found[0][0]
         if titled and slug in titled:
             mass += TITLE_WEIGHT
-        frequency = 1.0 + log(mass) if mass >= 1 else mass
+        frequency = 1.0 + math.log(mass) if mass >= 1 else mass
         out.append((weight * (frequency + 0.5 - late * first), -first, slug))
     out.sort(reverse=True)
     return out

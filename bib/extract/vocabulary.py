@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import cache, cached_property
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 import ahocorasick
 import platformdirs
@@ -497,7 +497,10 @@ CLAIM_CUES = tuple(
     )
 )
 """A sentence with these states the authors' aim: its topics are central."""
-CUE_PASSING, CUE_CONTRAST, CUE_CLAIM, CUE_COMPARISON = 1, 2, 3, 4
+CUE_PASSING: Final = 1
+CUE_CONTRAST: Final = 2
+CUE_CLAIM: Final = 3
+CUE_COMPARISON: Final = 4
 
 
 def compile_topics(vocabulary: Vocabulary) -> CompiledTopics:
