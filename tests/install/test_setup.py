@@ -59,3 +59,16 @@ def test_bib_pure_python_builds_nothing(tmp_path: Path) -> None:
     assert built.returncode == 0, built.stderr
     assert "BIB_PURE_PYTHON is set: installing pure Python" in built.stderr
     assert _left(tree) == []
+
+
+@pytest.mark.slow
+def test_a_build_whose_sources_do_not_type_check_leaves_a_pure_python_tree(
+    tmp_path: Path,
+) -> None:
+    tree = _source_tree(tmp_path)
+    with (tree / "bib" / "extract" / "urls.py").open("a", encoding="utf-8") as source:
+        source.write('\nNOT_AN_INT: int = "text"\n')
+    built = _build_in_place(tree)
+    assert built.returncode == 0, built.stderr
+    assert "bib build: mypyc could not compile the extractors" in built.stderr
+    assert _left(tree) == []
