@@ -100,6 +100,8 @@ def build(
     except FileNotFoundError:
         return Build(False, "pure Python (installed without compiling)")
     except (OSError, ValueError, KeyError, TypeError):
+        recorded = None
+    if not isinstance(recorded, dict):
         return Build(False, f"pure Python ({manifest_path.name} cannot be read)")
     for name in names:
         if _compiled_file(name, root) is None:
@@ -108,7 +110,7 @@ def build(
             current = digest(source(name, root))
         except OSError:
             return Build(False, f"pure Python ({name}'s source cannot be read)")
-        if not isinstance(recorded, dict) or recorded.get(name) != current:
+        if recorded.get(name) != current:
             return Build(False, f"pure Python ({name} changed since it was compiled)")
     return Build(True, f"compiled with mypyc ({len(names)} modules)")
 

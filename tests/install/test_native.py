@@ -68,10 +68,11 @@ def test_a_manifest_without_compiled_modules_runs_from_source(tmp_path: Path) ->
     assert "pkg.one is not compiled for this Python" in chosen.reason
 
 
-def test_an_unreadable_manifest_runs_from_source(tmp_path: Path) -> None:
+@pytest.mark.parametrize("text", ["{not json", '{"modules": ["pkg.one"]}', "[]"])
+def test_an_unreadable_manifest_runs_from_source(tmp_path: Path, text: str) -> None:
     root = _tree(tmp_path)
-    (root / "manifest.json").write_text("{not json", encoding="utf-8")
-    assert not _build(root).compiled
+    (root / "manifest.json").write_text(text, encoding="utf-8")
+    assert _build(root) == native.Build(False, "pure Python (manifest.json cannot be read)")
 
 
 def test_bib_pure_python_runs_from_source_whatever_is_compiled(tmp_path: Path) -> None:
